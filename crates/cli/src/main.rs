@@ -1,0 +1,2 @@
+//! The `retro` command line: a thin layer over the libraries.
+fn main() {}

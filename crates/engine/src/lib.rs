@@ -1,0 +1,1 @@
+//! retro-engine (under construction).

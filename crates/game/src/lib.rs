@@ -1,0 +1,245 @@
+//! The vocabulary every part of retro speaks: what a position's value is, and what a game must say about its
+//! positions for the retrograde engine to solve it.
+//!
+//! A game numbers its positions densely, `0..size`. An index that is no legal position is a *hole*. The engine never
+//! sees a board: it asks the game, index by index, for the moves of a position ([`Game::expand`]) and for the
+//! predecessors of a position inside the same table ([`Game::unmoves`]). A move either lands on another index of
+//! the table ([`Move::To`]) or leaves the table with a value that is already known ([`Move::Exit`]): a capture into
+//! a smaller chess table built earlier, the capture of a lion in Dobutsu shogi, a move that ends the game.
+//!
+//! Every value is from the point of view of the player to move in the position it belongs to. The player to move is
+//! part of the position, and after every move the other player is to move.
+//!
+//! This crate has no dependencies, so that the probe library an engine links stays small.
+
+use std::cmp::Ordering;
+use std::fmt;
+
+/// A position's number inside its table: `0..Game::size()`.
+pub type Index = u64;
+
+/// Who wins with perfect play, from the point of view of the player to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Outcome {
+    Loss,
+    Draw,
+    Win,
+}
+
+impl Outcome {
+    /// The outcome for the other player.
+    pub fn flip(self) -> Outcome {
+        match self {
+            Outcome::Loss => Outcome::Win,
+            Outcome::Draw => Outcome::Draw,
+            Outcome::Win => Outcome::Loss,
+        }
+    }
+
+    /// `"win"`, `"draw"` or `"loss"`: the words used in JSON output and table headers.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Loss => "loss",
+            Outcome::Draw => "draw",
+            Outcome::Win => "win",
+        }
+    }
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A solved position: its outcome for the player to move and, for wins and losses, the number of plies to the end of
+/// the game under optimal play (the winner takes the fastest win, the loser the longest resistance).
+///
+/// The constructors hold the invariant that a draw carries no distance.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Value {
+    outcome: Outcome,
+    plies: u32,
+}
+
+impl Value {
+    /// Neither player can force a win: the game goes on for ever.
+    pub const DRAW: Value = Value {
+        outcome: Outcome::Draw,
+        plies: 0,
+    };
+
+    /// The player to move wins in `plies` plies.
+    pub const fn win(plies: u32) -> Value {
+        Value {
+            outcome: Outcome::Win,
+            plies,
+        }
+    }
+
+    /// The player to move loses in `plies` plies.
+    pub const fn loss(plies: u32) -> Value {
+        Value {
+            outcome: Outcome::Loss,
+            plies,
+        }
+    }
+
+    pub fn outcome(self) -> Outcome {
+        self.outcome
+    }
+
+    /// Plies to the end of the game; `None` for a draw.
+    pub fn plies(self) -> Option<u32> {
+        match self.outcome {
+            Outcome::Draw => None,
+            _ => Some(self.plies),
+        }
+    }
+
+    /// The value, for the player who moved, of moving into a position worth `self` to its player to move: a loss in
+    /// `d` becomes a win in `d + 1`, a win in `d` a loss in `d + 1`, a draw stays a draw.
+    pub fn back(self) -> Value {
+        match self.outcome {
+            Outcome::Draw => Value::DRAW,
+            Outcome::Win => Value::loss(self.plies + 1),
+            Outcome::Loss => Value::win(self.plies + 1),
+        }
+    }
+
+    /// Orders values by how good they are for the player to move: any win beats any draw beats any loss; a faster win
+    /// is better than a slower one, a slower loss better than a faster one.
+    pub fn preference(self, other: Value) -> Ordering {
+        match (self.outcome, other.outcome) {
+            (Outcome::Win, Outcome::Win) => other.plies.cmp(&self.plies),
+            (Outcome::Loss, Outcome::Loss) => self.plies.cmp(&other.plies),
+            (a, b) => a.cmp(&b),
+        }
+    }
+}
+
+impl fmt::Debug for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.plies() {
+            None => f.write_str("draw"),
+            Some(p) => write!(f, "{} in {p}", self.outcome),
+        }
+    }
+}
+
+/// One move of a position, as the engine sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Move {
+    /// The move lands on this index of the table being built.
+    To(Index),
+    /// The move leaves the table. The value is that of the position reached, from the point of view of its player to
+    /// move (the opponent of the player making the move): a capture of the lion is `Exit(Value::loss(0))`.
+    Exit(Value),
+}
+
+/// What an index of the table is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Node {
+    /// No legal position has this index. The engine never looks at it again.
+    Hole,
+    /// The game is over in this position and its value is known without looking at moves (checkmate, stalemate).
+    Terminal(Value),
+    /// A position in play; its moves were given to the visitor. A position in play with no move at all is decided by
+    /// the play convention: lost under normal play, won under misère play.
+    Playable,
+}
+
+/// A game whose positions are numbered densely, as the engine solves it.
+///
+/// The contract between [`expand`](Game::expand) and [`unmoves`](Game::unmoves) is exact, because the engine counts:
+/// for every pair of positions `p`, `q` of the table, `unmoves(q)` visits `p` exactly as many times as `expand(p)`
+/// visits `Move::To(q)`. A game may report repeated moves (as a graph with a repeated edge does) or fold them into
+/// one (as a chess table does when two moves reach the same position up to symmetry), as long as both directions
+/// agree. Holes are never visited by either.
+///
+/// Implementations are called from many threads at once and must not allocate in these two methods if they want the
+/// engine to be fast.
+pub trait Game: Sync {
+    /// The number of indices, holes included.
+    fn size(&self) -> Index;
+
+    /// An upper bound on the number of moves of any position (`Move::To` and `Move::Exit` together). The engine sizes
+    /// its per-position counters from it.
+    fn max_moves(&self) -> u64;
+
+    /// Visits every move of the position at `index` and says what the index is. Nothing is visited for a hole or a
+    /// terminal position.
+    fn expand<F: FnMut(Move)>(&self, index: Index, visit: F) -> Node;
+
+    /// Visits every predecessor of the position at `index` inside this table: every index `p` with a move
+    /// `Move::To(index)`, as often as `p` has such moves.
+    fn unmoves<F: FnMut(Index)>(&self, index: Index, visit: F);
+}
+
+/// How a position with no move at all is scored.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum PlayConvention {
+    /// The player who cannot move loses.
+    #[default]
+    Normal,
+    /// The player who cannot move wins.
+    Misere,
+}
+
+impl PlayConvention {
+    /// The value of a position in play whose mover has no move.
+    pub fn no_move_value(self) -> Value {
+        match self {
+            PlayConvention::Normal => Value::loss(0),
+            PlayConvention::Misere => Value::win(0),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn back_negates_and_adds_a_ply() {
+        assert_eq!(Value::loss(0).back(), Value::win(1));
+        assert_eq!(Value::win(4).back(), Value::loss(5));
+        assert_eq!(Value::DRAW.back(), Value::DRAW);
+    }
+
+    #[test]
+    fn preference_prefers_fast_wins_and_slow_losses() {
+        let mut values = vec![
+            Value::loss(2),
+            Value::win(7),
+            Value::DRAW,
+            Value::loss(9),
+            Value::win(1),
+        ];
+        values.sort_by(|a, b| b.preference(*a));
+        assert_eq!(
+            values,
+            vec![
+                Value::win(1),
+                Value::win(7),
+                Value::DRAW,
+                Value::loss(9),
+                Value::loss(2)
+            ]
+        );
+    }
+
+    #[test]
+    fn draw_has_no_distance() {
+        assert_eq!(Value::DRAW.plies(), None);
+        assert_eq!(Value::win(3).plies(), Some(3));
+        assert_eq!(Value::win(3).to_string(), "win in 3");
+        assert_eq!(Value::DRAW.to_string(), "draw");
+    }
+}

@@ -1,0 +1,1 @@
+//! retro-graph (under construction).

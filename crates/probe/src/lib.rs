@@ -1,0 +1,1 @@
+//! retro-probe (under construction).

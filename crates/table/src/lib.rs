@@ -1,0 +1,1 @@
+//! retro-table (under construction).

@@ -1,0 +1,1 @@
+//! retro-chess (under construction).

@@ -1,0 +1,1 @@
+//! retro-dobutsu (under construction).
