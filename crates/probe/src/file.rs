@@ -1,0 +1,252 @@
+//! One table file, opened: its checked header, its bytes (memory-mapped), and reading its blocks.
+
+use std::cell::RefCell;
+use std::fs::File;
+use std::io::Read;
+use std::ops::Deref;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use memmap2::Mmap;
+use retro_game::{Outcome, Value};
+
+use crate::cache::BlockKey;
+use crate::checksum::checksum;
+use crate::error::{ErrorKind, ProbeError};
+use crate::format::{self, Encoding, FileKind, Header};
+
+/// Gives every opened file its own number, so that the shared block cache can tell their blocks apart.
+static NEXT_FILE_ID: AtomicU64 = AtomicU64::new(0);
+
+enum Bytes {
+    Mapped(Mmap),
+    Owned(Vec<u8>),
+}
+
+impl Deref for Bytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Mapped(map) => map,
+            Bytes::Owned(vec) => vec,
+        }
+    }
+}
+
+/// One file of a table (the WDL file or the distance file), with its header parsed and checked.
+pub struct TableFile {
+    path: PathBuf,
+    bytes: Bytes,
+    header: Header,
+    id: u64,
+}
+
+impl TableFile {
+    /// Opens and memory-maps a file, and checks its header, block index and their checksum. Blocks are checked when
+    /// they are read (or all at once by [`check_blocks`](TableFile::check_blocks)).
+    pub fn open(path: &Path) -> Result<TableFile, ProbeError> {
+        let file = File::open(path).map_err(|e| ProbeError::io(path, e))?;
+        let len = file.metadata().map_err(|e| ProbeError::io(path, e))?.len();
+        let bytes = if len < 64 {
+            // Too short to be a table (and an empty file cannot be mapped): read it, the header check says why.
+            let mut bytes = Vec::new();
+            (&file)
+                .read_to_end(&mut bytes)
+                .map_err(|e| ProbeError::io(path, e))?;
+            Bytes::Owned(bytes)
+        } else {
+            // SAFETY: the map is only read. It is sound as long as no one truncates or rewrites the file while it
+            // is mapped; retro never does (tables are written under a temporary name and renamed into place, so a
+            // rebuilt table is a new file and the old mapping keeps the old one alive). Like every memory-mapped
+            // reader, we rely on other programs not modifying tables in place either.
+            Bytes::Mapped(unsafe { Mmap::map(&file) }.map_err(|e| ProbeError::io(path, e))?)
+        };
+        Self::with_bytes(path.to_path_buf(), bytes)
+    }
+
+    /// Checks a file given as bytes (tests, fuzzing, tables held in memory). `path` only names it in errors.
+    pub fn from_bytes(path: impl Into<PathBuf>, bytes: Vec<u8>) -> Result<TableFile, ProbeError> {
+        Self::with_bytes(path.into(), Bytes::Owned(bytes))
+    }
+
+    fn with_bytes(path: PathBuf, bytes: Bytes) -> Result<TableFile, ProbeError> {
+        let header = Header::parse(&path, &bytes)?;
+        Ok(TableFile {
+            path,
+            bytes,
+            header,
+            id: NEXT_FILE_ID.fetch_add(1, Ordering::Relaxed),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// Size of the file in bytes.
+    pub fn len(&self) -> u64 {
+        self.bytes.len() as u64
+    }
+
+    /// Whether the file is empty (never true of a file that opened).
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+
+    /// The game payload, decompressed (empty if the table has none).
+    pub fn payload(&self) -> Result<Vec<u8>, ProbeError> {
+        let stored = &self.bytes[self.header.payload_range.clone()];
+        let expected = self.header.payload_len;
+        if expected == 0 {
+            return Ok(Vec::new());
+        }
+        // Streamed with a limit rather than into a buffer of the announced size, so that a forged length cannot
+        // make us allocate without bound.
+        let mut out = Vec::new();
+        zstd::stream::read::Decoder::new(stored)
+            .and_then(|d| d.take(expected.saturating_add(1)).read_to_end(&mut out))
+            .map_err(|e| {
+                ProbeError::malformed(&self.path, format!("payload does not decompress: {e}"))
+            })?;
+        if out.len() as u64 != expected {
+            return Err(ProbeError::malformed(
+                &self.path,
+                format!(
+                    "payload decompresses to {} bytes, not {expected}",
+                    out.len()
+                ),
+            ));
+        }
+        Ok(out)
+    }
+
+    pub(crate) fn key(&self, block: u64) -> BlockKey {
+        BlockKey {
+            file: self.id,
+            block,
+        }
+    }
+
+    fn compressed_block(&self, block: u64) -> Result<&[u8], ProbeError> {
+        if block >= self.header.block_count {
+            return Err(ProbeError::new(
+                &self.path,
+                ErrorKind::OutOfRange {
+                    index: block,
+                    size: self.header.block_count,
+                },
+            ));
+        }
+        // Offsets were checked at open: increasing, inside the file.
+        let start = self.header.block_offset(&self.bytes, block) as usize;
+        let end = self.header.block_offset(&self.bytes, block + 1) as usize;
+        let data = &self.bytes[start..end];
+        if checksum(data) != self.header.block_checksum(&self.bytes, block) {
+            return Err(ProbeError::new(
+                &self.path,
+                ErrorKind::BlockChecksum { block },
+            ));
+        }
+        Ok(data)
+    }
+
+    /// Checks the checksum of one block without decompressing it.
+    pub fn check_block(&self, block: u64) -> Result<(), ProbeError> {
+        self.compressed_block(block).map(|_| ())
+    }
+
+    /// Checks the checksums of every block.
+    pub fn check_blocks(&self) -> Result<(), ProbeError> {
+        (0..self.header.block_count).try_for_each(|b| self.check_block(b))
+    }
+
+    /// Checks and decompresses one block: the raw encoded values (see [`Encoding`]).
+    pub fn load_block(&self, block: u64) -> Result<Box<[u8]>, ProbeError> {
+        thread_local! {
+            // A decompression context per thread: creating one costs more than decompressing a small block.
+            static DECOMPRESSOR: RefCell<Option<zstd::bulk::Decompressor<'static>>> = const { RefCell::new(None) };
+        }
+        let data = self.compressed_block(block)?;
+        let expected = self
+            .header
+            .encoding
+            .bytes_for(self.header.values_in_block(block)) as usize;
+        let mut out = Vec::with_capacity(expected);
+        let result = DECOMPRESSOR.with(|cell| {
+            let mut cell = cell.borrow_mut();
+            if cell.is_none() {
+                *cell = Some(zstd::bulk::Decompressor::new()?);
+            }
+            cell.as_mut()
+                .expect("just made")
+                .decompress_to_buffer(data, &mut out)
+        });
+        match result {
+            Ok(n) if n == expected => Ok(out.into_boxed_slice()),
+            Ok(n) => Err(ProbeError::malformed(
+                &self.path,
+                format!("block {block} decompresses to {n} bytes, not {expected}"),
+            )),
+            Err(e) => Err(ProbeError::malformed(
+                &self.path,
+                format!("block {block} does not decompress: {e}"),
+            )),
+        }
+    }
+
+    /// The outcomes of a whole block of a WDL file (holes carry filler values).
+    pub fn wdl_block(&self, block: u64) -> Result<Vec<Outcome>, ProbeError> {
+        self.expect_kind(FileKind::Wdl)?;
+        let raw = self.load_block(block)?;
+        (0..self.header.values_in_block(block) as usize)
+            .map(|i| self.wdl_in(&raw, i))
+            .collect()
+    }
+
+    /// The values of a whole block of a distance file (`None` for holes).
+    pub fn distance_block(&self, block: u64) -> Result<Vec<Option<Value>>, ProbeError> {
+        self.expect_kind(FileKind::Distance)?;
+        let raw = self.load_block(block)?;
+        Ok((0..self.header.values_in_block(block) as usize)
+            .map(|i| distance_in(self.header.encoding, &raw, i))
+            .collect())
+    }
+
+    fn expect_kind(&self, kind: FileKind) -> Result<(), ProbeError> {
+        if self.header.kind == kind {
+            Ok(())
+        } else {
+            Err(ProbeError::malformed(
+                &self.path,
+                format!("not a {kind:?} file"),
+            ))
+        }
+    }
+
+    /// The outcome at position `i` of a decompressed WDL block.
+    #[inline]
+    pub(crate) fn wdl_in(&self, raw: &[u8], i: usize) -> Result<Outcome, ProbeError> {
+        let code = (raw[i >> 2] >> ((i & 3) * 2)) & 3;
+        format::wdl_outcome(code).ok_or_else(|| {
+            ProbeError::malformed(&self.path, format!("invalid win/draw/loss code {code}"))
+        })
+    }
+}
+
+/// The value at position `i` of a decompressed distance block.
+#[inline]
+pub(crate) fn distance_in(encoding: Encoding, raw: &[u8], i: usize) -> Option<Value> {
+    let code = match encoding {
+        Encoding::Distance8 => u32::from(raw[i]),
+        Encoding::Distance16 => u32::from(u16::from_le_bytes([raw[2 * i], raw[2 * i + 1]])),
+        Encoding::Distance32 => {
+            u32::from_le_bytes(raw[4 * i..4 * i + 4].try_into().expect("4 bytes"))
+        }
+        Encoding::Wdl2 => unreachable!("only called on distance files"),
+    };
+    format::distance_value(code)
+}
