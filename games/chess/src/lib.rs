@@ -1,1 +1,20 @@
-//! retro-chess (under construction).
+//! Chess endgame tablebases for retro: the board, exact move and un-move generation, the dense index of a material,
+//! and the [`ChessGame`](game::ChessGame) that the retrograde engine solves.
+//!
+//! Modules, from the ground up:
+//! - [`types`]: squares, bitboards, colours, roles, pieces;
+//! - [`attacks`]: attack tables;
+//! - [`position`]: a position, its legal moves and its un-moves, FEN;
+//! - [`material`]: which pieces each side has, canonical names, the tables a table depends on;
+//! - [`index`]: the dense, symmetry-folded numbering of a material's positions.
+
+pub mod attacks;
+pub mod index;
+pub mod material;
+pub mod position;
+pub mod types;
+
+pub use index::TableIndex;
+pub use material::{Material, MaterialError};
+pub use position::{ChessMove, MoveList, Position, PositionError};
+pub use types::{Bitboard, Color, Piece, Role, Square};

@@ -1,0 +1,730 @@
+//! A position: where the pieces stand and who is to move, with exact legal move generation and the un-moves that
+//! the retrograde engine walks backwards.
+//!
+//! There is no castling in endgame tables. En passant is kept only as the FEN's target square, for probing a position
+//! typed by a user; the tables themselves store positions without en-passant rights.
+
+use std::fmt;
+
+use crate::attacks;
+use crate::types::{Bitboard, Color, Piece, Role, Square};
+
+/// One legal move.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct ChessMove {
+    pub role: Role,
+    pub from: Square,
+    pub to: Square,
+    /// The role taken, if the move captures (a pawn for en passant).
+    pub capture: Option<Role>,
+    pub promotion: Option<Role>,
+    pub en_passant: bool,
+}
+
+impl ChessMove {
+    /// Whether the move leaves the material it was played in (a capture or a promotion).
+    pub fn converts(&self) -> bool {
+        self.capture.is_some() || self.promotion.is_some()
+    }
+
+    /// The move in UCI notation: `e7e8q`.
+    pub fn uci(&self) -> String {
+        match self.promotion {
+            Some(role) => format!(
+                "{}{}{}",
+                self.from,
+                self.to,
+                role.upper().to_ascii_lowercase()
+            ),
+            None => format!("{}{}", self.from, self.to),
+        }
+    }
+}
+
+/// A fixed-capacity list of moves, so that move generation never allocates.
+pub struct MoveList {
+    moves: [ChessMove; MoveList::CAPACITY],
+    len: usize,
+}
+
+impl MoveList {
+    /// More than any position of up to five men can have (two queens and a rook: 27 + 27 + 14 + 8 < 128, with
+    /// promotions at most 4 moves per pawn step).
+    pub const CAPACITY: usize = 256;
+
+    pub fn new() -> MoveList {
+        const NONE: ChessMove = ChessMove {
+            role: Role::King,
+            from: Square::new(0),
+            to: Square::new(0),
+            capture: None,
+            promotion: None,
+            en_passant: false,
+        };
+        MoveList {
+            moves: [NONE; MoveList::CAPACITY],
+            len: 0,
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, m: ChessMove) {
+        self.moves[self.len] = m;
+        self.len += 1;
+    }
+
+    pub fn as_slice(&self) -> &[ChessMove] {
+        &self.moves[..self.len]
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+}
+
+impl Default for MoveList {
+    fn default() -> Self {
+        MoveList::new()
+    }
+}
+
+/// Why a FEN or a placement is not a position we can work with.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PositionError {
+    #[error("malformed FEN: {0}")]
+    Malformed(String),
+    #[error("illegal position: {0}")]
+    Illegal(String),
+}
+
+/// Where the pieces stand, who is to move, and (only for positions typed by users) the en-passant target square.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Position {
+    by_color: [Bitboard; 2],
+    by_role: [Bitboard; 6],
+    turn: Color,
+    ep_square: Option<Square>,
+}
+
+impl Position {
+    /// An empty board with `turn` to move.
+    pub fn empty(turn: Color) -> Position {
+        Position {
+            by_color: [Bitboard::EMPTY; 2],
+            by_role: [Bitboard::EMPTY; 6],
+            turn,
+            ep_square: None,
+        }
+    }
+
+    #[inline]
+    pub fn turn(&self) -> Color {
+        self.turn
+    }
+
+    pub fn set_turn(&mut self, turn: Color) {
+        self.turn = turn;
+    }
+
+    /// The square behind a pawn that has just advanced two squares, if the side to move can capture it en passant.
+    pub fn ep_square(&self) -> Option<Square> {
+        self.ep_square
+    }
+
+    #[inline]
+    pub fn occupied(&self) -> Bitboard {
+        self.by_color[0] | self.by_color[1]
+    }
+
+    #[inline]
+    pub fn by_color(&self, color: Color) -> Bitboard {
+        self.by_color[color.index()]
+    }
+
+    #[inline]
+    pub fn by_piece(&self, color: Color, role: Role) -> Bitboard {
+        self.by_color[color.index()] & self.by_role[role.index()]
+    }
+
+    pub fn piece_at(&self, sq: Square) -> Option<Piece> {
+        let color = if self.by_color[0].contains(sq) {
+            Color::White
+        } else if self.by_color[1].contains(sq) {
+            Color::Black
+        } else {
+            return None;
+        };
+        let role = Role::NON_KING
+            .into_iter()
+            .chain([Role::King])
+            .find(|r| self.by_role[r.index()].contains(sq))?;
+        Some(Piece { color, role })
+    }
+
+    /// Puts a piece on an empty square.
+    #[inline]
+    pub fn put(&mut self, sq: Square, piece: Piece) {
+        debug_assert!(!self.occupied().contains(sq));
+        self.by_color[piece.color.index()] = self.by_color[piece.color.index()].with(sq);
+        self.by_role[piece.role.index()] = self.by_role[piece.role.index()].with(sq);
+    }
+
+    #[inline]
+    fn remove(&mut self, sq: Square, piece: Piece) {
+        self.by_color[piece.color.index()] = self.by_color[piece.color.index()].without(sq);
+        self.by_role[piece.role.index()] = self.by_role[piece.role.index()].without(sq);
+    }
+
+    /// The square of the king of `color`. Positions always have exactly one king of each colour.
+    #[inline]
+    pub fn king(&self, color: Color) -> Square {
+        self.by_piece(color, Role::King)
+            .first()
+            .expect("a position has both kings")
+    }
+
+    /// Whether `sq` is attacked by a piece of `by`, given the occupied squares, ignoring pieces on `ignore`.
+    #[inline]
+    fn attacked_with(&self, sq: Square, by: Color, occupied: Bitboard, ignore: Bitboard) -> bool {
+        let them = self.by_color[by.index()] & !ignore;
+        let r = &self.by_role;
+        (attacks::knight(sq) & them & r[Role::Knight.index()]).nonempty()
+            || (attacks::king(sq) & them & r[Role::King.index()]).nonempty()
+            || (attacks::pawn(by.other(), sq) & them & r[Role::Pawn.index()]).nonempty()
+            || (attacks::rook(sq, occupied)
+                & them
+                & (r[Role::Rook.index()] | r[Role::Queen.index()]))
+            .nonempty()
+            || (attacks::bishop(sq, occupied)
+                & them
+                & (r[Role::Bishop.index()] | r[Role::Queen.index()]))
+            .nonempty()
+    }
+
+    /// Whether `sq` is attacked by a piece of `by`.
+    #[inline]
+    pub fn is_attacked(&self, sq: Square, by: Color) -> bool {
+        self.attacked_with(sq, by, self.occupied(), Bitboard::EMPTY)
+    }
+
+    /// Whether the king of `color` is attacked.
+    #[inline]
+    pub fn in_check(&self, color: Color) -> bool {
+        self.is_attacked(self.king(color), color.other())
+    }
+
+    /// Whether the move of a piece from `from` to `to` (taking what stands on `taken`, which may be empty) leaves the
+    /// mover's king safe.
+    #[inline]
+    fn leaves_king_safe(
+        &self,
+        from: Square,
+        to: Square,
+        taken: Bitboard,
+        king_moves: bool,
+    ) -> bool {
+        let us = self.turn;
+        let occupied = Bitboard((self.occupied().0 & !from.bb().0 & !taken.0) | to.bb().0);
+        let king = if king_moves { to } else { self.king(us) };
+        !self.attacked_with(king, us.other(), occupied, taken)
+    }
+
+    /// Appends every legal move of the side to move.
+    pub fn legal_moves(&self, out: &mut MoveList) {
+        let us = self.turn;
+        let them = us.other();
+        let own = self.by_color(us);
+        let theirs = self.by_color(them);
+        let occupied = self.occupied();
+        for role in [
+            Role::Knight,
+            Role::Bishop,
+            Role::Rook,
+            Role::Queen,
+            Role::King,
+        ] {
+            for from in self.by_piece(us, role) {
+                let targets = attacks::attacks(us, role, from, occupied) & !own;
+                for to in targets {
+                    let capture = if theirs.contains(to) {
+                        self.role_at(to)
+                    } else {
+                        None
+                    };
+                    if capture == Some(Role::King) {
+                        continue; // only in positions where the side not to move is in check, which we never store
+                    }
+                    let taken = if capture.is_some() {
+                        to.bb()
+                    } else {
+                        Bitboard::EMPTY
+                    };
+                    if self.leaves_king_safe(from, to, taken, role == Role::King) {
+                        out.push(ChessMove {
+                            role,
+                            from,
+                            to,
+                            capture,
+                            promotion: None,
+                            en_passant: false,
+                        });
+                    }
+                }
+            }
+        }
+        let (forward, start_rank, last_rank): (i8, u8, u8) = match us {
+            Color::White => (8, 1, 7),
+            Color::Black => (-8, 6, 0),
+        };
+        for from in self.by_piece(us, Role::Pawn) {
+            let push_targets = |to: Square, capture: Option<Role>, out: &mut MoveList| {
+                let taken = if capture.is_some() {
+                    to.bb()
+                } else {
+                    Bitboard::EMPTY
+                };
+                if !self.leaves_king_safe(from, to, taken, false) {
+                    return;
+                }
+                if to.rank() == last_rank {
+                    for promotion in Role::PROMOTIONS {
+                        out.push(ChessMove {
+                            role: Role::Pawn,
+                            from,
+                            to,
+                            capture,
+                            promotion: Some(promotion),
+                            en_passant: false,
+                        });
+                    }
+                } else {
+                    out.push(ChessMove {
+                        role: Role::Pawn,
+                        from,
+                        to,
+                        capture,
+                        promotion: None,
+                        en_passant: false,
+                    });
+                }
+            };
+            let one = Square::new((from.index() as i8 + forward) as u8);
+            if !occupied.contains(one) {
+                push_targets(one, None, out);
+                if from.rank() == start_rank {
+                    let two = Square::new((one.index() as i8 + forward) as u8);
+                    if !occupied.contains(two) {
+                        push_targets(two, None, out);
+                    }
+                }
+            }
+            for to in attacks::pawn(us, from) & theirs {
+                let capture = self.role_at(to);
+                if capture != Some(Role::King) {
+                    push_targets(to, capture, out);
+                }
+            }
+            if let Some(ep) = self.ep_square
+                && attacks::pawn(us, from).contains(ep)
+            {
+                let victim = Square::new((ep.index() as i8 - forward) as u8);
+                if self.leaves_king_safe(from, ep, victim.bb(), false) {
+                    out.push(ChessMove {
+                        role: Role::Pawn,
+                        from,
+                        to: ep,
+                        capture: Some(Role::Pawn),
+                        promotion: None,
+                        en_passant: true,
+                    });
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn role_at(&self, sq: Square) -> Option<Role> {
+        [
+            Role::Pawn,
+            Role::Knight,
+            Role::Bishop,
+            Role::Rook,
+            Role::Queen,
+            Role::King,
+        ]
+        .into_iter()
+        .find(|r| self.by_role[r.index()].contains(sq))
+    }
+
+    /// The position after a legal move of this position. After a double pawn push the en-passant square is set only
+    /// if the opponent has a legal en-passant capture (as a FEN written by a careful program would say).
+    pub fn play(&self, m: &ChessMove) -> Position {
+        let us = self.turn;
+        let mut next = *self;
+        next.ep_square = None;
+        if let Some(role) = m.capture {
+            let victim = if m.en_passant {
+                Square::from_coords(m.to.file(), m.from.rank())
+            } else {
+                m.to
+            };
+            next.remove(
+                victim,
+                Piece {
+                    color: us.other(),
+                    role,
+                },
+            );
+        }
+        next.remove(
+            m.from,
+            Piece {
+                color: us,
+                role: m.role,
+            },
+        );
+        next.put(
+            m.to,
+            Piece {
+                color: us,
+                role: m.promotion.unwrap_or(m.role),
+            },
+        );
+        next.turn = us.other();
+        if m.role == Role::Pawn && m.from.rank().abs_diff(m.to.rank()) == 2 {
+            let ep = Square::from_coords(m.from.file(), (m.from.rank() + m.to.rank()) / 2);
+            next.ep_square = Some(ep);
+            if !next.has_legal_ep() {
+                next.ep_square = None;
+            }
+        }
+        next
+    }
+
+    /// Whether the side to move has a legal en-passant capture.
+    fn has_legal_ep(&self) -> bool {
+        let Some(ep) = self.ep_square else {
+            return false;
+        };
+        let us = self.turn;
+        let forward: i8 = if us == Color::White { 8 } else { -8 };
+        let victim = Square::new((ep.index() as i8 - forward) as u8);
+        (attacks::pawn(us.other(), ep) & self.by_piece(us, Role::Pawn))
+            .any(|from| self.leaves_king_safe(from, ep, victim.bb(), false))
+    }
+
+    /// The same position without en-passant rights: what a table stores.
+    pub fn without_ep(&self) -> Position {
+        Position {
+            ep_square: None,
+            ..*self
+        }
+    }
+
+    /// Visits every predecessor of this position inside the same material: the positions, with the other side to
+    /// move, from which a legal move that neither captures nor promotes reaches this one. Each predecessor is
+    /// visited once per such move (a predecessor differs by exactly one piece, so each is reached by one move).
+    ///
+    /// `double_push_allowed(p)` is asked about every un-double-push: a double push that gives the opponent an
+    /// en-passant capture does not reach this position (without en-passant rights) but its twin with them.
+    pub fn unmoves<F: FnMut(Position)>(&self, mut visit: F) {
+        let mover = self.turn.other();
+        let victim = self.turn;
+        let occupied = self.occupied();
+        let empty = !occupied;
+        let victim_king = self.king(victim);
+        for role in [
+            Role::Knight,
+            Role::Bishop,
+            Role::Rook,
+            Role::Queen,
+            Role::King,
+        ] {
+            for to in self.by_piece(mover, role) {
+                let mut origins = attacks::attacks(mover, role, to, occupied) & empty;
+                if role == Role::King {
+                    origins = origins & !attacks::king(victim_king);
+                }
+                for from in origins {
+                    self.visit_unmove(mover, role, from, to, &mut visit);
+                }
+            }
+        }
+        let back: i8 = if mover == Color::White { -8 } else { 8 };
+        // The rank a pawn of the mover stands on after a single step from its start, and after a double step.
+        let (single_rank_min, double_rank) = if mover == Color::White {
+            (2, 3)
+        } else {
+            (5, 4)
+        };
+        for to in self.by_piece(mover, Role::Pawn) {
+            let can_step_back = if mover == Color::White {
+                to.rank() >= single_rank_min
+            } else {
+                to.rank() <= single_rank_min
+            };
+            if !can_step_back {
+                continue;
+            }
+            let one = Square::new((to.index() as i8 + back) as u8);
+            if occupied.contains(one) {
+                continue;
+            }
+            self.visit_unmove(mover, Role::Pawn, one, to, &mut visit);
+            if to.rank() == double_rank {
+                let two = Square::new((one.index() as i8 + back) as u8);
+                if !occupied.contains(two) {
+                    // The double push from two squares back reaches this position only if it gives no en-passant capture.
+                    let mut after = *self;
+                    after.ep_square = Some(one);
+                    if !after.has_legal_ep() {
+                        self.visit_unmove(mover, Role::Pawn, two, to, &mut visit);
+                    }
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn visit_unmove<F: FnMut(Position)>(
+        &self,
+        mover: Color,
+        role: Role,
+        from: Square,
+        to: Square,
+        visit: &mut F,
+    ) {
+        let mut before = *self;
+        before.remove(to, Piece { color: mover, role });
+        before.put(from, Piece { color: mover, role });
+        before.turn = mover;
+        // In the predecessor the side that is to move now was not to move: it must not have been in check.
+        if !before.in_check(mover.other()) {
+            visit(before);
+        }
+    }
+
+    /// Checks what makes a placement a legal table position: one king each, kings not adjacent, no pawn on the first
+    /// or last rank, the side not to move not in check. Returns a one-line reason otherwise.
+    pub fn validate(&self) -> Result<(), PositionError> {
+        for color in [Color::White, Color::Black] {
+            let kings = self.by_piece(color, Role::King).count();
+            if kings != 1 {
+                return Err(PositionError::Illegal(format!(
+                    "{} has {kings} kings",
+                    color.name()
+                )));
+            }
+        }
+        if attacks::king(self.king(Color::White)).contains(self.king(Color::Black)) {
+            return Err(PositionError::Illegal("the kings are adjacent".into()));
+        }
+        if (self.by_role[Role::Pawn.index()] & Bitboard(0xff00_0000_0000_00ff)).nonempty() {
+            return Err(PositionError::Illegal(
+                "a pawn stands on the first or last rank".into(),
+            ));
+        }
+        if self.in_check(self.turn.other()) {
+            return Err(PositionError::Illegal(format!(
+                "{} is not to move but is in check",
+                self.turn.other().name()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Parses a FEN as people paste it: placement and side to move are required; castling, en passant, halfmove
+    /// and fullmove fields are optional. Castling rights must be absent (`-`). The position must be legal.
+    pub fn from_fen(fen: &str) -> Result<Position, PositionError> {
+        let bad = |why: &str| PositionError::Malformed(format!("{why} in {fen:?}"));
+        let mut fields = fen.split_whitespace();
+        let placement = fields.next().ok_or_else(|| bad("no placement"))?;
+        let turn = match fields.next() {
+            Some("w") => Color::White,
+            Some("b") => Color::Black,
+            Some(_) => return Err(bad("side to move is not 'w' or 'b'")),
+            None => return Err(bad("no side to move")),
+        };
+        let mut pos = Position::empty(turn);
+        let ranks: Vec<&str> = placement.split('/').collect();
+        if ranks.len() != 8 {
+            return Err(bad("placement does not have 8 ranks"));
+        }
+        for (i, rank_text) in ranks.iter().enumerate() {
+            let rank = 7 - i as u8;
+            let mut file = 0u8;
+            for c in rank_text.chars() {
+                if let Some(d) = c.to_digit(10) {
+                    if !(1..=8).contains(&d) {
+                        return Err(bad("bad digit in placement"));
+                    }
+                    file += d as u8;
+                } else {
+                    let piece =
+                        Piece::from_char(c).ok_or_else(|| bad(&format!("unknown piece '{c}'")))?;
+                    if file >= 8 {
+                        return Err(bad("a rank has more than 8 squares"));
+                    }
+                    pos.put(Square::from_coords(file, rank), piece);
+                    file += 1;
+                }
+                if file > 8 {
+                    return Err(bad("a rank has more than 8 squares"));
+                }
+            }
+            if file != 8 {
+                return Err(bad("a rank does not have 8 squares"));
+            }
+        }
+        if let Some(castling) = fields.next()
+            && castling != "-"
+        {
+            if castling.chars().all(|c| "KQkqABCDEFGHabcdefgh".contains(c)) {
+                return Err(PositionError::Illegal(
+                    "castling rights are not supported in endgame tables".into(),
+                ));
+            }
+            return Err(bad("bad castling field"));
+        }
+        let ep_text = fields.next();
+        for (name, field) in [("halfmove", fields.next()), ("fullmove", fields.next())] {
+            if let Some(f) = field
+                && f.parse::<u32>().is_err()
+            {
+                return Err(bad(&format!("bad {name} clock")));
+            }
+        }
+        if fields.next().is_some() {
+            return Err(bad("too many fields"));
+        }
+        pos.validate()?;
+        if let Some(ep) = ep_text
+            && ep != "-"
+        {
+            let sq = Square::parse(ep).ok_or_else(|| bad("bad en-passant square"))?;
+            let expected_rank = if turn == Color::White { 5 } else { 2 };
+            let forward: i8 = if turn == Color::White { 8 } else { -8 };
+            let pusher = Piece {
+                color: turn.other(),
+                role: Role::Pawn,
+            };
+            let pawn_sq = Square::new((sq.index() as i8 - forward) as u8);
+            let origin = Square::new((sq.index() as i8 + forward) as u8);
+            if sq.rank() != expected_rank
+                || pos.piece_at(pawn_sq) != Some(pusher)
+                || pos.occupied().contains(sq)
+                || pos.occupied().contains(origin)
+            {
+                return Err(PositionError::Illegal(format!(
+                    "en-passant square {sq} does not follow a double push"
+                )));
+            }
+            pos.ep_square = Some(sq);
+            // Like a careful FEN writer, keep the square only when the capture is legal.
+            if !pos.has_legal_ep() {
+                pos.ep_square = None;
+            }
+        }
+        Ok(pos)
+    }
+
+    /// The FEN of the position (castling `-`, clocks `0 1`).
+    pub fn fen(&self) -> String {
+        let mut s = String::new();
+        for rank in (0..8).rev() {
+            let mut empty = 0;
+            for file in 0..8 {
+                match self.piece_at(Square::from_coords(file, rank)) {
+                    Some(p) => {
+                        if empty > 0 {
+                            s.push(char::from(b'0' + empty));
+                            empty = 0;
+                        }
+                        s.push(p.char());
+                    }
+                    None => empty += 1,
+                }
+            }
+            if empty > 0 {
+                s.push(char::from(b'0' + empty));
+            }
+            if rank > 0 {
+                s.push('/');
+            }
+        }
+        s.push_str(if self.turn == Color::White {
+            " w - "
+        } else {
+            " b - "
+        });
+        match self.ep_square {
+            Some(sq) => s.push_str(&sq.to_string()),
+            None => s.push('-'),
+        }
+        s.push_str(" 0 1");
+        s
+    }
+
+    /// The position mirrored by `f` applied to every square (the side to move is unchanged).
+    pub fn map_squares(&self, f: impl Fn(Square) -> Square) -> Position {
+        let mut out = Position::empty(self.turn);
+        for sq in self.occupied() {
+            let piece = self.piece_at(sq).expect("occupied");
+            out.put(f(sq), piece);
+        }
+        out.ep_square = self.ep_square.map(f);
+        out
+    }
+
+    /// The same position with the colours exchanged and the board turned top to bottom: White's pieces become Black's,
+    /// and the other side is to move. Its value is the same.
+    pub fn color_flipped(&self) -> Position {
+        let mut out = Position::empty(self.turn.other());
+        for sq in self.occupied() {
+            let piece = self.piece_at(sq).expect("occupied");
+            out.put(
+                sq.flip_vertical(),
+                Piece {
+                    color: piece.color.other(),
+                    role: piece.role,
+                },
+            );
+        }
+        out.ep_square = self.ep_square.map(Square::flip_vertical);
+        out
+    }
+}
+
+impl fmt::Display for Position {
+    /// A board for people: rank 8 on top, White in capitals.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for rank in (0..8).rev() {
+            write!(f, "{} ", rank + 1)?;
+            for file in 0..8 {
+                let c = self
+                    .piece_at(Square::from_coords(file, rank))
+                    .map_or('.', Piece::char);
+                write!(f, " {c}")?;
+            }
+            writeln!(f)?;
+        }
+        writeln!(f, "   a b c d e f g h")?;
+        write!(
+            f,
+            "{} to move",
+            if self.turn == Color::White {
+                "White"
+            } else {
+                "Black"
+            }
+        )
+    }
+}
