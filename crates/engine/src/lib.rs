@@ -1,1 +1,82 @@
-//! retro-engine (under construction).
+//! The retrograde engine of retro: it solves any [`Game`] — every position's outcome for the player to move and its
+//! distance to the end under optimal play — in parallel, over memory-mapped arrays.
+//!
+//! The engine never sees a board. It sees indices, moves, un-moves and exits (see [`retro_game`]). Per position it
+//! keeps one cell (the degree counter while open, the value once resolved; see `cell`), and per generation one
+//! frontier (see `frontier`). The modules, in the order a solve uses them:
+//!
+//! - `mapped`: memory-mapped arrays of atomics, anonymous or file-backed in a work directory;
+//! - `cell`: the packed per-position state, in 8, 16 or 32 bits, widened when distances grow;
+//! - `schedule`: values known early (exits, terminal positions) waiting for their generation;
+//! - `frontier`: the positions resolved in one generation, as a bitmap or a list;
+//! - `solve`: initialisation and the generations;
+//! - `solution`: the solved values and their totals;
+//! - `certificate`: the local check that proves a solved table right.
+//!
+//! The number of threads is that of the rayon pool the caller runs [`solve`] in; the result is the same for any.
+
+mod cell;
+mod certificate;
+mod frontier;
+mod mapped;
+mod schedule;
+mod solution;
+mod solve;
+
+use std::path::PathBuf;
+
+pub use certificate::{Inconsistency, certify, expected_value};
+pub use mapped::Backing;
+pub use retro_game::{Game, Index, Move, Node, Outcome, PlayConvention, Value};
+pub use solution::{Solution, Stats};
+
+/// How to solve.
+#[derive(Clone, Debug, Default)]
+pub struct SolveOptions {
+    /// Normal play (no move loses) or misère play (no move wins).
+    pub convention: PlayConvention,
+    /// Back the engine's arrays with files in this directory instead of anonymous memory.
+    pub work_dir: Option<PathBuf>,
+}
+
+/// What the engine reports while it works.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Progress {
+    /// The first pass over all indices.
+    Initialising { done: u64, size: u64 },
+    /// A generation is about to be walked: `frontier` positions were resolved at `generation`, `resolved` so far.
+    Generation {
+        generation: u32,
+        frontier: u64,
+        resolved: u64,
+    },
+}
+
+/// Why a solve failed.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error("the engine's arrays could not be created: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("the game has {0} indices, more than this machine can address")]
+    TooLarge(u64),
+    #[error("the game allows {0} moves in one position, more than a counter holds")]
+    TooManyMoves(u64),
+    #[error("a distance exceeds 2^30 plies")]
+    TooDeep,
+    #[error("the game broke its contract: {0}")]
+    GameContract(String),
+}
+
+/// Solves `game`: the value of every index.
+pub fn solve<G: Game>(game: &G, options: &SolveOptions) -> Result<Solution, EngineError> {
+    solve::solve(game, options, &|_| {})
+}
+
+/// Solves `game`, calling `progress` at the start of every generation and now and then during initialisation.
+pub fn solve_with_progress<G: Game>(
+    game: &G,
+    options: &SolveOptions,
+    progress: &(dyn Fn(&Progress) + Sync),
+) -> Result<Solution, EngineError> {
+    solve::solve(game, options, progress)
+}

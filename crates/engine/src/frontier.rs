@@ -1,0 +1,208 @@
+//! The frontier: the positions resolved in one generation, which the next generation walks back from.
+//!
+//! A frontier is a bitmap over the whole index space (bitvec over memory-mapped atomic words) when it is large, and a
+//! sorted list of indices when it is small. The bitmap is what a big generation wants: one bit per position, set by
+//! many threads at once, read back in index order. The list is what a long thin game wants: a path of ten million
+//! positions resolves one position per generation, and scanning a ten-million-bit map ten million times would turn a
+//! linear algorithm quadratic. Which form a frontier takes changes nothing in the result.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use bitvec::prelude::{BitSlice, Lsb0};
+use rayon::prelude::*;
+
+use crate::mapped::{Backing, MappedArray};
+
+/// Bits handled by one rayon task when walking a dense frontier.
+const WORDS_PER_TASK: usize = 256;
+
+pub struct Frontier {
+    words: MappedArray<AtomicU64>,
+    size: u64,
+    dense: bool,
+    sparse: Vec<u64>,
+    len: u64,
+}
+
+impl Frontier {
+    pub fn new(size: u64, backing: &Backing) -> std::io::Result<Frontier> {
+        let words = usize::try_from(size.div_ceil(64)).map_err(std::io::Error::other)?;
+        Ok(Frontier {
+            words: MappedArray::new(words, backing, "frontier")?,
+            size,
+            dense: false,
+            sparse: Vec::new(),
+            len: 0,
+        })
+    }
+
+    /// Number of positions in the frontier.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    fn bits(&self) -> &BitSlice<AtomicU64, Lsb0> {
+        BitSlice::from_slice(self.words.as_slice())
+    }
+
+    /// Empties the frontier.
+    pub fn clear(&mut self) {
+        if self.dense {
+            self.words
+                .as_slice()
+                .par_chunks(1 << 16)
+                .for_each(|chunk| chunk.iter().for_each(|w| w.store(0, Ordering::Relaxed)));
+        }
+        self.dense = false;
+        self.sparse.clear();
+        self.len = 0;
+    }
+
+    /// Calls `visit` on every position of the frontier, in parallel, each with a collector of the next frontier;
+    /// returns what they gathered, for [`Frontier::absorb`].
+    pub fn walk<F>(&self, next: &Frontier, visit: F) -> Vec<Gathered>
+    where
+        F: Fn(u64, &mut Collector) + Sync,
+    {
+        let flushed = AtomicBool::new(false);
+        let cap = collector_capacity(next.size);
+        let new_collector = || Collector {
+            local: Vec::new(),
+            cap,
+            added: 0,
+            next_bits: next.bits(),
+            flushed: &flushed,
+        };
+        let collectors: Vec<Collector> = if self.dense {
+            let words = self.words.as_slice();
+            words
+                .par_chunks(WORDS_PER_TASK)
+                .enumerate()
+                .fold(new_collector, |mut collector, (task, chunk)| {
+                    let base = (task * WORDS_PER_TASK * 64) as u64;
+                    for bit in BitSlice::<_, Lsb0>::from_slice(chunk).iter_ones() {
+                        visit(base + bit as u64, &mut collector);
+                    }
+                    collector
+                })
+                .collect()
+        } else {
+            self.sparse
+                .par_iter()
+                .with_min_len(64)
+                .fold(new_collector, |mut collector, &index| {
+                    visit(index, &mut collector);
+                    collector
+                })
+                .collect()
+        };
+        let flushed = flushed.load(Ordering::Relaxed);
+        collectors
+            .into_iter()
+            .map(|c| Gathered {
+                local: c.local,
+                added: c.added,
+                flushed,
+            })
+            .collect()
+    }
+
+    /// Makes this (empty) frontier the union of what the collectors gathered.
+    pub fn absorb(&mut self, collectors: Vec<Gathered>) {
+        debug_assert!(self.is_empty());
+        let flushed = collectors.iter().any(|c| c.flushed);
+        let len: u64 = collectors.iter().map(|c| c.added).sum();
+        self.len = len;
+        if flushed || len > dense_threshold(self.size) {
+            let bits = self.bits();
+            collectors.par_iter().for_each(|c| {
+                for &i in &c.local {
+                    bits.set_aliased(i as usize, true);
+                }
+            });
+            self.dense = true;
+        } else {
+            self.sparse.reserve(len as usize);
+            for c in collectors {
+                self.sparse.extend_from_slice(&c.local);
+            }
+            // Walking in index order keeps memory access local; the result does not depend on the order.
+            self.sparse.par_sort_unstable();
+            self.dense = false;
+        }
+    }
+
+    /// Adds positions found outside a walk (seeds of a generation): each must not be in the frontier yet.
+    pub fn extend(&mut self, indices: &[u64]) {
+        if indices.is_empty() {
+            return;
+        }
+        if !self.dense && self.len + indices.len() as u64 > dense_threshold(self.size) {
+            // Turn the list into a bitmap first.
+            let bits = self.bits();
+            for &i in &self.sparse {
+                bits.set_aliased(i as usize, true);
+            }
+            self.sparse = Vec::new();
+            self.dense = true;
+        }
+        if self.dense {
+            let bits = self.bits();
+            indices
+                .par_iter()
+                .with_min_len(1024)
+                .for_each(|&i| bits.set_aliased(i as usize, true));
+        } else {
+            self.sparse.extend_from_slice(indices);
+            self.sparse.par_sort_unstable();
+        }
+        self.len += indices.len() as u64;
+    }
+}
+
+/// Beyond this many positions a frontier is kept as a bitmap: walking the bitmap then costs about as much as walking
+/// the positions themselves.
+fn dense_threshold(size: u64) -> u64 {
+    (size / 64).max(1024)
+}
+
+/// How many positions one collector keeps in a list before it writes them to the next frontier's bitmap.
+fn collector_capacity(size: u64) -> usize {
+    (size / 256).clamp(4096, 1 << 20) as usize
+}
+
+/// What the collectors of one walk gathered and have not yet written to the next frontier's bitmap.
+pub struct Gathered {
+    local: Vec<u64>,
+    added: u64,
+    flushed: bool,
+}
+
+/// Gathers the positions one worker resolves for the next generation.
+pub struct Collector<'a> {
+    local: Vec<u64>,
+    cap: usize,
+    added: u64,
+    next_bits: &'a BitSlice<AtomicU64, Lsb0>,
+    flushed: &'a AtomicBool,
+}
+
+impl Collector<'_> {
+    /// Adds a newly resolved position. Each position is added at most once per generation.
+    #[inline]
+    pub fn push(&mut self, index: u64) {
+        self.local.push(index);
+        self.added += 1;
+        if self.local.len() >= self.cap {
+            for &i in &self.local {
+                self.next_bits.set_aliased(i as usize, true);
+            }
+            self.local.clear();
+            self.flushed.store(true, Ordering::Relaxed);
+        }
+    }
+}

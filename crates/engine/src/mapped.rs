@@ -1,0 +1,142 @@
+//! Memory-mapped arrays of atomic integers: the storage of every per-position array of the engine.
+//!
+//! An array lives either in anonymous memory or in a file of a work directory. A file-backed array lets the kernel
+//! page it out, so the engine's arrays may be larger than RAM; the out-of-core scheduling that keeps such a build at
+//! disk speed sits on top of this.
+
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::marker::PhantomData;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU8, AtomicU16, AtomicU32, AtomicU64};
+
+use memmap2::MmapMut;
+
+/// An atomic integer type that may be laid over mapped memory.
+///
+/// # Safety
+/// Implementors must have the size and alignment of their integer and be valid for every bit pattern, including all
+/// zeroes (a fresh mapping is zero-filled).
+pub unsafe trait Atomic: Sync + Send + 'static {}
+
+// SAFETY: the standard atomics have the size and alignment of their integers and every bit pattern is a valid value.
+unsafe impl Atomic for AtomicU8 {}
+// SAFETY: as above.
+unsafe impl Atomic for AtomicU16 {}
+// SAFETY: as above.
+unsafe impl Atomic for AtomicU32 {}
+// SAFETY: as above.
+unsafe impl Atomic for AtomicU64 {}
+
+/// Where arrays are stored.
+#[derive(Clone, Debug, Default)]
+pub enum Backing {
+    /// Anonymous memory.
+    #[default]
+    Memory,
+    /// Files in this directory, removed when the array is dropped.
+    Directory(PathBuf),
+}
+
+/// A zero-initialised array of `len` atomics in mapped memory.
+pub struct MappedArray<A: Atomic> {
+    map: MmapMut,
+    len: usize,
+    file: Option<(File, PathBuf)>,
+    _atomic: PhantomData<A>,
+}
+
+impl<A: Atomic> MappedArray<A> {
+    /// Maps a new array of `len` zeroes. `name` names its file when the backing is a directory.
+    pub fn new(len: usize, backing: &Backing, name: &str) -> io::Result<Self> {
+        let bytes = len
+            .checked_mul(size_of::<A>())
+            .ok_or_else(|| io::Error::other("array size overflows the address space"))?;
+        // A mapping of zero bytes is an error on Linux; one page costs nothing.
+        let mapped_bytes = bytes.max(1);
+        let (map, file) = match backing {
+            Backing::Memory => (MmapMut::map_anon(mapped_bytes)?, None),
+            Backing::Directory(dir) => {
+                let path = unique_path(dir, name);
+                let file = OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .create_new(true)
+                    .open(&path)?;
+                file.set_len(mapped_bytes as u64)?;
+                // SAFETY: the file was just created by us under a fresh name and nobody else maps or truncates it
+                // while the mapping lives (it is removed on drop).
+                let map = unsafe { MmapMut::map_mut(&file)? };
+                (map, Some((file, path)))
+            }
+        };
+        Ok(MappedArray {
+            map,
+            len,
+            file,
+            _atomic: PhantomData,
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The array as shared atomics: every access goes through atomic operations, so many threads may use it at once.
+    pub fn as_slice(&self) -> &[A] {
+        // SAFETY: the mapping is page-aligned (so aligned for any atomic), at least `len * size_of::<A>()` bytes long,
+        // zero-initialised, and lives as long as `self`. `A` is valid for every bit pattern (trait `Atomic`). We only
+        // ever hand out shared references, and all mutation goes through the atomics' interior mutability.
+        unsafe { std::slice::from_raw_parts(self.map.as_ptr().cast::<A>(), self.len) }
+    }
+}
+
+impl<A: Atomic> Drop for MappedArray<A> {
+    fn drop(&mut self) {
+        if let Some((_, path)) = &self.file {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+fn unique_path(dir: &Path, name: &str) -> PathBuf {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static SERIAL: AtomicUsize = AtomicUsize::new(0);
+    let serial = SERIAL.fetch_add(1, Ordering::Relaxed);
+    dir.join(format!(
+        "retro-{}-{serial}-{name}.array",
+        std::process::id()
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::Ordering;
+
+    #[test]
+    fn anonymous_arrays_start_at_zero_and_hold_values() {
+        let a = MappedArray::<AtomicU16>::new(1000, &Backing::Memory, "t").unwrap();
+        assert!(a.as_slice().iter().all(|x| x.load(Ordering::Relaxed) == 0));
+        a.as_slice()[999].store(7, Ordering::Relaxed);
+        assert_eq!(a.as_slice()[999].load(Ordering::Relaxed), 7);
+    }
+
+    #[test]
+    fn file_backed_arrays_remove_their_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let backing = Backing::Directory(dir.path().to_owned());
+        {
+            let a = MappedArray::<AtomicU32>::new(4096, &backing, "cells").unwrap();
+            a.as_slice()[4095].store(u32::MAX, Ordering::Relaxed);
+            assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        }
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn empty_arrays_are_fine() {
+        let a = MappedArray::<AtomicU8>::new(0, &Backing::Memory, "t").unwrap();
+        assert!(a.as_slice().is_empty());
+    }
+}

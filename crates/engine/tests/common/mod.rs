@@ -1,0 +1,186 @@
+//! A game given as explicit lists of moves, and an oracle that knows nothing of the engine.
+// Each test binary uses a part of this module.
+#![allow(dead_code)]
+
+use retro_engine::{Game, Index, Move, Node, PlayConvention, Value};
+
+/// One index of a [`ListGame`].
+#[derive(Clone, Debug)]
+pub enum Entry {
+    Hole,
+    Terminal(Value),
+    Moves(Vec<Move>),
+}
+
+/// A game whose positions list their moves.
+#[derive(Clone, Debug)]
+pub struct ListGame {
+    pub entries: Vec<Entry>,
+    preds: Vec<Vec<Index>>,
+    max_moves: u64,
+}
+
+impl ListGame {
+    pub fn new(entries: Vec<Entry>) -> ListGame {
+        let mut preds = vec![Vec::new(); entries.len()];
+        let mut max_moves = 0;
+        for (p, e) in entries.iter().enumerate() {
+            if let Entry::Moves(moves) = e {
+                max_moves = max_moves.max(moves.len() as u64);
+                for m in moves {
+                    if let Move::To(q) = m {
+                        preds[*q as usize].push(p as Index);
+                    }
+                }
+            }
+        }
+        ListGame {
+            entries,
+            preds,
+            max_moves,
+        }
+    }
+
+    /// A game from successor lists only (no holes, no exits).
+    pub fn from_graph(adjacency: &[Vec<usize>]) -> ListGame {
+        ListGame::new(
+            adjacency
+                .iter()
+                .map(|targets| {
+                    Entry::Moves(targets.iter().map(|&t| Move::To(t as Index)).collect())
+                })
+                .collect(),
+        )
+    }
+}
+
+impl Game for ListGame {
+    fn size(&self) -> Index {
+        self.entries.len() as Index
+    }
+
+    fn max_moves(&self) -> u64 {
+        self.max_moves
+    }
+
+    fn expand<F: FnMut(Move)>(&self, index: Index, mut visit: F) -> Node {
+        match &self.entries[index as usize] {
+            Entry::Hole => Node::Hole,
+            Entry::Terminal(v) => Node::Terminal(*v),
+            Entry::Moves(moves) => {
+                moves.iter().for_each(|m| visit(*m));
+                Node::Playable
+            }
+        }
+    }
+
+    fn unmoves<F: FnMut(Index)>(&self, index: Index, mut visit: F) {
+        self.preds[index as usize].iter().for_each(|&p| visit(p));
+    }
+}
+
+/// The seed's bounded-horizon brute force: for d = 0, 1, 2, … decide "can the mover force a win within d plies?"
+/// and "must the mover lose within d plies?". The first d at which one holds is the distance; a position for which
+/// neither ever holds is a draw. No counters, no frontiers, no un-moves.
+pub fn brute_force(game: &ListGame, convention: PlayConvention) -> Vec<Option<Value>> {
+    let n = game.entries.len();
+    let deepest_exit = game
+        .entries
+        .iter()
+        .flat_map(|e| match e {
+            Entry::Moves(m) => m.clone(),
+            _ => vec![],
+        })
+        .filter_map(|m| match m {
+            Move::Exit(v) => v.plies(),
+            Move::To(_) => None,
+        })
+        .chain(game.entries.iter().filter_map(|e| match e {
+            Entry::Terminal(v) => v.plies(),
+            _ => None,
+        }))
+        .max()
+        .unwrap_or(0) as usize;
+    // No finite value can be longer than a walk through every position once, after the deepest known value.
+    let horizon = 2 * n + deepest_exit + 2;
+    let mut win_within = vec![false; n];
+    let mut lose_within = vec![false; n];
+    let mut value: Vec<Option<Value>> = game
+        .entries
+        .iter()
+        .map(|e| match e {
+            Entry::Hole => None,
+            _ => Some(Value::DRAW),
+        })
+        .collect();
+    for d in 0..=horizon {
+        let mut win = win_within.clone();
+        let mut lose = lose_within.clone();
+        for p in 0..n {
+            let (w, l) = match &game.entries[p] {
+                Entry::Hole => (false, false),
+                Entry::Terminal(v) => match (v.outcome(), v.plies()) {
+                    (retro_engine::Outcome::Win, Some(k)) => (k as usize <= d, false),
+                    (retro_engine::Outcome::Loss, Some(k)) => (false, k as usize <= d),
+                    _ => (false, false),
+                },
+                Entry::Moves(moves) if moves.is_empty() => match convention {
+                    PlayConvention::Normal => (false, true),
+                    PlayConvention::Misere => (true, false),
+                },
+                Entry::Moves(moves) => {
+                    let reaches_loss = |m: &Move| match m {
+                        Move::To(q) => d >= 1 && lose_within[*q as usize],
+                        Move::Exit(v) => {
+                            v.outcome() == retro_engine::Outcome::Loss
+                                && v.plies().unwrap() as usize + 1 <= d
+                        }
+                    };
+                    let reaches_win = |m: &Move| match m {
+                        Move::To(q) => d >= 1 && win_within[*q as usize],
+                        Move::Exit(v) => {
+                            v.outcome() == retro_engine::Outcome::Win
+                                && v.plies().unwrap() as usize + 1 <= d
+                        }
+                    };
+                    (
+                        moves.iter().any(reaches_loss),
+                        moves.iter().all(reaches_win),
+                    )
+                }
+            };
+            if w && !win_within[p] {
+                win[p] = true;
+                value[p] = Some(Value::win(d as u32));
+            }
+            if l && !lose_within[p] {
+                lose[p] = true;
+                value[p] = Some(Value::loss(d as u32));
+            }
+        }
+        win_within = win;
+        lose_within = lose;
+    }
+    value
+}
+
+/// A small deterministic generator (splitmix64), so that the tests need no randomness crate.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+}
