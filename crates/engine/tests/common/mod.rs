@@ -133,14 +133,14 @@ pub fn brute_force(game: &ListGame, convention: PlayConvention) -> Vec<Option<Va
                         Move::To(q) => d >= 1 && lose_within[*q as usize],
                         Move::Exit(v) => {
                             v.outcome() == retro_engine::Outcome::Loss
-                                && v.plies().unwrap() as usize + 1 <= d
+                                && (v.plies().unwrap() as usize) < d
                         }
                     };
                     let reaches_win = |m: &Move| match m {
                         Move::To(q) => d >= 1 && win_within[*q as usize],
                         Move::Exit(v) => {
                             v.outcome() == retro_engine::Outcome::Win
-                                && v.plies().unwrap() as usize + 1 <= d
+                                && (v.plies().unwrap() as usize) < d
                         }
                     };
                     (
