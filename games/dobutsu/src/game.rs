@@ -1,0 +1,192 @@
+//! Dobutsu shogi as the retrograde engine sees it: indices, moves and un-moves.
+//!
+//! Every index of the table is one of:
+//! - a hole (the mirror image of a position numbered elsewhere);
+//! - `Terminal(win in 1)`: the player to move can capture the enemy lion or make a successful try. That is the
+//!   fastest possible win, so the moves need not be looked at, and no move of the table ever ends the game:
+//!   the engine sees no exits at all, which saves it the memory exits cost;
+//! - `Terminal(loss in 2)`: every move of the player to move leaves a position outside the table where the opponent
+//!   wins in 1 (the lion stepped next to the enemy lion, or the lion stands on the far rank where it can be
+//!   captured);
+//! - `Playable`: the moves that stay in the table are given. Moves that leave the table (the same two suicidal
+//!   kinds) are left out. That does not change any value: they lose in 2 for the mover, and every move that stays
+//!   in the table is worth at least that much (a position reached by a move is at best won in 1 for the opponent).
+//!
+//! Un-moves go back from a position to every table position in play (not terminal) with a move to it, once per
+//! such move, with the mirror folded the same way as the moves count it.
+
+use retro_game::{Game, Index, Move, Node, Value};
+
+use crate::board::Board;
+use crate::index::Indexer;
+
+/// An upper bound on the moves of a position: 8 lion steps, 6 for each of six hens, or 10 drops for each of three
+/// kinds in hand, whichever mix is largest stays below 8 + 6·6 + 3·10.
+pub const MAX_MOVES: usize = 8 + 6 * 6 + 3 * 10;
+
+/// The whole game of Dobutsu shogi as one table.
+pub struct DobutsuGame {
+    indexer: Indexer,
+}
+
+impl Default for DobutsuGame {
+    fn default() -> Self {
+        DobutsuGame::new()
+    }
+}
+
+impl DobutsuGame {
+    pub fn new() -> DobutsuGame {
+        DobutsuGame {
+            indexer: Indexer::new(),
+        }
+    }
+
+    pub fn indexer(&self) -> &Indexer {
+        &self.indexer
+    }
+}
+
+impl Game for DobutsuGame {
+    fn size(&self) -> Index {
+        self.indexer.size()
+    }
+
+    fn max_moves(&self) -> u64 {
+        MAX_MOVES as u64
+    }
+
+    fn expand<F: FnMut(Move)>(&self, index: Index, mut visit: F) -> Node {
+        let Some(board) = self.indexer.decode(index) else {
+            return Node::Hole;
+        };
+        if board.has_winning_move() {
+            return Node::Terminal(Value::win(1));
+        }
+        let mut targets = [0 as Index; MAX_MOVES];
+        let mut count = 0;
+        let mut left_table = false;
+        board.moves(|m| {
+            let (after, _) = board.play(m);
+            match self.indexer.encode(&after.flip()) {
+                Some(target) => {
+                    targets[count] = target;
+                    count += 1;
+                }
+                None => left_table = true,
+            }
+        });
+        if count == 0 && left_table {
+            return Node::Terminal(Value::loss(2));
+        }
+        for &target in &targets[..count] {
+            visit(Move::To(target));
+        }
+        Node::Playable
+    }
+
+    fn unmoves<F: FnMut(Index)>(&self, index: Index, mut visit: F) {
+        let Some(reached) = self.indexer.decode(index) else {
+            return;
+        };
+        let reached_symmetric = reached == reached.mirror();
+        // Seen by the player who just moved, before the turn passed.
+        let moved = reached.flip();
+        moved.unmoves(|before: Board| {
+            if !self.indexer.in_table(&before) || before.has_winning_move() {
+                return;
+            }
+            let (source, oriented) = self.indexer.encode_oriented(&before).expect("in the table");
+            // `expand(source)` plays the moves of its decoded board and counts every move reaching `reached` or
+            // its mirror image. Un-moves are taken from `reached` only, so: a symmetric predecessor's moves to the
+            // mirror image are as many as those to `reached` (count twice); from a symmetric `reached`, each
+            // asymmetric predecessor is found in both orientations (count the decoded one only).
+            let symmetric = before == before.mirror();
+            if reached_symmetric && !symmetric {
+                if oriented {
+                    visit(source);
+                }
+            } else if !reached_symmetric && symmetric {
+                visit(source);
+                visit(source);
+            } else {
+                visit(source);
+            }
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::tests::Rng;
+    use std::collections::HashMap;
+
+    fn targets(game: &DobutsuGame, index: Index) -> (Node, HashMap<Index, u32>) {
+        let mut map = HashMap::new();
+        let node = game.expand(index, |m| match m {
+            Move::To(t) => *map.entry(t).or_insert(0) += 1,
+            Move::Exit(v) => panic!("no exits expected, got {v}"),
+        });
+        (node, map)
+    }
+
+    fn predecessors(game: &DobutsuGame, index: Index) -> HashMap<Index, u32> {
+        let mut map = HashMap::new();
+        game.unmoves(index, |p| *map.entry(p).or_insert(0) += 1);
+        map
+    }
+
+    /// For random positions and for the positions around them: every move is matched by as many un-moves, and every
+    /// un-move by as many moves.
+    #[test]
+    fn moves_and_unmoves_agree() {
+        let game = DobutsuGame::new();
+        let mut rng = Rng(2024);
+        let mut checked = 0;
+        let mut kinds = [0u32; 4];
+        let mut samples: Vec<Index> = (0..3000).map(|_| rng.below(game.size())).collect();
+        // Positions whose two lions stand on file b exercise the mirror folding: sample them on purpose.
+        let symmetric_classes: Vec<u64> = (0..28)
+            .filter(|&c| {
+                let b = game
+                    .indexer()
+                    .decode(c * game.indexer().rest_size())
+                    .unwrap();
+                b == b.mirror()
+                    || b.lion(crate::board::Owner::Us).file() == 1
+                        && b.lion(crate::board::Owner::Them).file() == 1
+            })
+            .collect();
+        assert_eq!(symmetric_classes.len(), 4);
+        for _ in 0..3000 {
+            let c = symmetric_classes[rng.below(4) as usize];
+            samples.push(c * game.indexer().rest_size() + rng.below(game.indexer().rest_size()));
+        }
+        for &p in &samples {
+            let (node, succ) = targets(&game, p);
+            kinds[match node {
+                Node::Hole => 0,
+                Node::Terminal(v) if v == Value::win(1) => 1,
+                Node::Terminal(_) => 2,
+                Node::Playable => 3,
+            }] += 1;
+            for (&q, &n) in &succ {
+                assert_eq!(
+                    predecessors(&game, q).get(&p).copied().unwrap_or(0),
+                    n,
+                    "{p} -> {q}"
+                );
+                checked += 1;
+            }
+            for (&q, &n) in &predecessors(&game, p) {
+                let (node, succ) = targets(&game, q);
+                assert_eq!(node, Node::Playable);
+                assert_eq!(succ.get(&p).copied().unwrap_or(0), n, "{q} -> {p}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 20_000, "{checked}");
+        assert!(kinds[0] > 0 && kinds[1] > 0 && kinds[3] > 0, "{kinds:?}");
+    }
+}
