@@ -77,7 +77,7 @@ mod tests {
 
     #[test]
     fn every_truncation_changes_the_checksum() {
-        let data = vec![0u8; 100];
+        let data = [0u8; 100];
         let all: std::collections::HashSet<u64> =
             (0..=data.len()).map(|n| checksum(&data[..n])).collect();
         assert_eq!(all.len(), data.len() + 1);

@@ -1,1 +1,21 @@
-//! retro-table (under construction).
+//! retro-table writes solved tables to disk in the format of FORMAT.md (read back by `retro-probe`).
+//!
+//! [`write_table`] takes a table's description ([`TableSpec`]) and its values, and writes the two files of the
+//! table, `DIR/GAME/NAME.rwdl` (win/draw/loss, two bits per value) and `DIR/GAME/NAME.rdst` (outcome and plies):
+//!
+//! 1. a first parallel pass counts wins, draws and losses per side to move and finds the longest distances, which
+//!    decide how wide a distance code must be;
+//! 2. blocks are encoded and compressed with zstd in parallel, a batch at a time, and written in order to a file
+//!    under a temporary name (`.NAME.rwdl.PID.N.tmp`), after room for the header, which is written last;
+//! 3. both files are synced, opened again with the probe library and every value read back and compared;
+//! 4. only then are they renamed to their final names (distance file first, WDL file last) and the directory synced.
+//!
+//! Whatever fails, the temporary files are removed, so a final name only ever holds a complete, checked file. The
+//! bytes do not depend on the number of threads: each block is compressed on its own with the same settings.
+
+mod write;
+
+pub use write::{TableSpec, WriteError, WriteOptions, Written, write_table};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,524 @@
+//! Writer and reader together: round trips, determinism, and damaged files of every kind.
+
+use std::io::{self, Seek, SeekFrom, Write};
+use std::path::Path;
+
+use retro_game::{Index, Outcome, Value};
+use retro_probe::format::{FileKind, table_path};
+use retro_probe::{ErrorKind, ProbeError, Table, TableFile};
+
+use crate::write::{Sink, write_table_to};
+use crate::{TableSpec, WriteError, WriteOptions, write_table};
+
+/// A deterministic pseudo-random table: runs of equal values (as real tables have), holes, draws, and distances up
+/// to `max_plies`.
+struct Synthetic {
+    seed: u64,
+    max_plies: u32,
+    hole_rate: u64,
+}
+
+impl Synthetic {
+    fn value(&self, i: Index) -> Option<Value> {
+        let run = i / (1 + self.seed % 7);
+        let h = mix(self.seed ^ run.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        if h % 100 < self.hole_rate {
+            return None;
+        }
+        let plies = (mix(h) % (u64::from(self.max_plies) + 1)) as u32;
+        Some(match (h >> 8) % 3 {
+            0 => Value::win(plies),
+            1 => Value::loss(plies),
+            _ => Value::DRAW,
+        })
+    }
+}
+
+fn mix(mut x: u64) -> u64 {
+    x ^= x >> 31;
+    x = x.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x ^= x >> 29;
+    x = x.wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 32)
+}
+
+fn small_blocks() -> WriteOptions {
+    WriteOptions {
+        wdl_block_values: 64,
+        distance_block_values: 32,
+        wdl_level: 3,
+        distance_level: 3,
+    }
+}
+
+fn spec<'a>(
+    name: &'a str,
+    size: Index,
+    sides: u8,
+    payload: &'a [u8],
+) -> TableSpec<'a, impl Fn(Index) -> u8 + Sync> {
+    TableSpec {
+        game: "graph",
+        name,
+        params: vec![("convention".into(), "normal".into())],
+        sides,
+        side_of: move |i: Index| (i % u64::from(sides)) as u8,
+        size,
+        payload,
+        options: small_blocks(),
+    }
+}
+
+/// Probes every index and compares with the values written.
+fn assert_reads_back(table: &Table, values: &dyn Fn(Index) -> Option<Value>) {
+    for i in 0..table.size() {
+        assert_eq!(table.probe(i).unwrap(), values(i), "index {i}");
+        if let Some(v) = values(i) {
+            assert_eq!(table.probe_wdl(i).unwrap(), v.outcome(), "index {i}");
+        }
+    }
+}
+
+#[test]
+fn random_tables_read_back_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    // Distances of up to 100, 1000 and 100000 plies exercise the 1-, 2- and 4-byte distance codes.
+    for (seed, size, sides, max_plies) in [
+        (1, 1, 1, 3),
+        (2, 63, 2, 100),
+        (3, 64, 1, 100),
+        (4, 65, 2, 1000),
+        (5, 1000, 2, 100),
+        (6, 4097, 1, 100_000),
+        (7, 3000, 2, 126),
+        (8, 0, 1, 1),
+    ] {
+        let synthetic = Synthetic {
+            seed,
+            max_plies,
+            hole_rate: 20,
+        };
+        let values = |i| synthetic.value(i);
+        let name = format!("t{seed}");
+        let payload = format!("payload of {name}").repeat(seed as usize);
+        let written = write_table(
+            dir.path(),
+            &spec(&name, size, sides, payload.as_bytes()),
+            values,
+        )
+        .unwrap();
+        let table = Table::open(dir.path(), "graph", &name, 1 << 20).unwrap();
+        assert_reads_back(&table, &values);
+        assert_eq!(table.payload().unwrap(), payload.as_bytes());
+        table.check_blocks().unwrap();
+        let meta = table.meta();
+        assert_eq!(meta, &written.meta);
+        assert_eq!(meta.param("convention"), Some("normal"));
+        // The header's counts are those of the values.
+        for side in 0..sides {
+            let (mut wins, mut draws, mut losses, mut longest_win) = (0, 0, 0, None);
+            for i in (0..size).filter(|i| i % u64::from(sides) == u64::from(side)) {
+                match values(i) {
+                    Some(v) if v.outcome() == Outcome::Win => {
+                        wins += 1;
+                        longest_win = longest_win.max(v.plies());
+                    }
+                    Some(v) if v.outcome() == Outcome::Loss => losses += 1,
+                    Some(_) => draws += 1,
+                    None => {}
+                }
+            }
+            let counts = meta.sides[usize::from(side)];
+            assert_eq!(
+                (counts.wins, counts.draws, counts.losses),
+                (wins, draws, losses)
+            );
+            assert_eq!(counts.longest_win, longest_win);
+        }
+        assert_eq!(
+            meta.holes,
+            (0..size).filter(|&i| values(i).is_none()).count() as u64
+        );
+        assert_eq!(
+            written.wdl_bytes,
+            std::fs::metadata(&written.wdl_path).unwrap().len()
+        );
+    }
+}
+
+#[test]
+fn a_table_with_only_holes_or_only_one_value_reads_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: [(&str, fn(Index) -> Option<Value>); 3] = [
+        ("holes", |_| None),
+        ("draws", |_| Some(Value::DRAW)),
+        ("wins", |i| Some(Value::win(i as u32 % 5))),
+    ];
+    for (name, values) in cases {
+        write_table(dir.path(), &spec(name, 777, 1, b""), values).unwrap();
+        let table = Table::open(dir.path(), "graph", name, 0).unwrap();
+        assert_reads_back(&table, &values);
+    }
+}
+
+#[test]
+fn a_rebuilt_table_replaces_the_old_one_and_leaves_no_temporary_file() {
+    let dir = tempfile::tempdir().unwrap();
+    write_table(dir.path(), &spec("t", 500, 1, b""), |_| Some(Value::DRAW)).unwrap();
+    write_table(dir.path(), &spec("t", 500, 1, b""), |_| Some(Value::win(1))).unwrap();
+    let table = Table::open(dir.path(), "graph", "t", 1 << 20).unwrap();
+    assert_eq!(table.probe(3).unwrap(), Some(Value::win(1)));
+    let mut names: Vec<_> = std::fs::read_dir(dir.path().join("graph"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["t.rdst", "t.rwdl"]);
+}
+
+#[test]
+fn the_same_table_gives_the_same_bytes_with_one_or_two_threads() {
+    let synthetic = Synthetic {
+        seed: 11,
+        max_plies: 200,
+        hole_rate: 10,
+    };
+    let mut files = Vec::new();
+    for threads in [1, 2] {
+        let dir = tempfile::tempdir().unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let written = pool
+            .install(|| {
+                write_table(dir.path(), &spec("d", 20_000, 2, b"names"), |i| {
+                    synthetic.value(i)
+                })
+            })
+            .unwrap();
+        files.push((
+            std::fs::read(&written.wdl_path).unwrap(),
+            std::fs::read(&written.distance_path).unwrap(),
+        ));
+    }
+    assert!(
+        files[0] == files[1],
+        "1 and 2 threads wrote different bytes"
+    );
+}
+
+#[test]
+fn bad_names_and_sides_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["", "../up", ".hidden"] {
+        let err = write_table(dir.path(), &spec(name, 10, 1, b""), |_| None).unwrap_err();
+        assert!(matches!(err, WriteError::Spec(_)), "{err}");
+    }
+    let bad_side = TableSpec {
+        game: "graph",
+        name: "s",
+        params: Vec::new(),
+        sides: 1,
+        side_of: |_| 1,
+        size: 10,
+        payload: b"",
+        options: WriteOptions::default(),
+    };
+    let err = write_table(dir.path(), &bad_side, |_| Some(Value::DRAW)).unwrap_err();
+    assert!(err.to_string().contains("side_of"), "{err}");
+    assert!(!table_path(dir.path(), "graph", "s", FileKind::Wdl).exists());
+}
+
+// --- damaged files ---------------------------------------------------------------------------------------------
+
+/// A small table of many blocks, written once, as (WDL bytes, distance bytes, values).
+fn damaged_fixture() -> (Vec<u8>, Vec<u8>, impl Fn(Index) -> Option<Value>) {
+    let dir = tempfile::tempdir().unwrap();
+    let synthetic = Synthetic {
+        seed: 3,
+        max_plies: 40,
+        hole_rate: 15,
+    };
+    let values = move |i| synthetic.value(i);
+    let written = write_table(dir.path(), &spec("c", 300, 2, b"a payload"), &values).unwrap();
+    (
+        std::fs::read(written.wdl_path).unwrap(),
+        std::fs::read(written.distance_path).unwrap(),
+        values,
+    )
+}
+
+fn open_pair(wdl: Vec<u8>, distance: Vec<u8>) -> Result<Table, ProbeError> {
+    let wdl = TableFile::from_bytes("c.rwdl", wdl)?;
+    let distance = TableFile::from_bytes("c.rdst", distance)?;
+    Table::from_files(wdl, distance, "graph", "c", 1 << 20)
+}
+
+/// Every flipped bit of either file is caught: opening fails, or checking the blocks does, and no probe ever gives
+/// a wrong value.
+#[test]
+fn every_flipped_bit_is_an_error_never_a_wrong_value() {
+    let (wdl, distance, values) = damaged_fixture();
+    for which in [FileKind::Wdl, FileKind::Distance] {
+        let original = if which == FileKind::Wdl {
+            &wdl
+        } else {
+            &distance
+        };
+        for bit in 0..original.len() * 8 {
+            let mut damaged = original.clone();
+            damaged[bit / 8] ^= 1 << (bit % 8);
+            let (w, d) = match which {
+                FileKind::Wdl => (damaged, distance.clone()),
+                FileKind::Distance => (wdl.clone(), damaged),
+            };
+            let table = match open_pair(w, d) {
+                Err(e) => {
+                    let expected_name = if which == FileKind::Wdl {
+                        "c.rwdl"
+                    } else {
+                        "c.rdst"
+                    };
+                    assert!(
+                        e.to_string().starts_with(expected_name),
+                        "{which:?} bit {bit}: {e}"
+                    );
+                    continue;
+                }
+                Ok(table) => table,
+            };
+            assert!(
+                table.check_blocks().is_err(),
+                "{which:?}: flip of bit {bit} went unnoticed"
+            );
+            let mut errors = 0;
+            for i in 0..table.size() {
+                match table.probe(i) {
+                    Ok(v) => assert_eq!(v, values(i), "{which:?} bit {bit}: wrong value at {i}"),
+                    Err(_) => errors += 1,
+                }
+                match (table.probe_wdl(i), values(i)) {
+                    (Ok(o), Some(v)) => {
+                        assert_eq!(o, v.outcome(), "{which:?} bit {bit}: wrong WDL at {i}")
+                    }
+                    (Err(_), _) => errors += 1,
+                    (Ok(_), None) => {}
+                }
+            }
+            assert!(
+                errors > 0,
+                "{which:?} bit {bit}: a damaged block was never reported"
+            );
+        }
+    }
+}
+
+#[test]
+fn every_truncation_is_an_error_naming_the_file() {
+    let (wdl, distance, _) = damaged_fixture();
+    for len in 0..wdl.len() {
+        let err = open_pair(wdl[..len].to_vec(), distance.clone())
+            .err()
+            .expect("truncated WDL opened");
+        assert!(err.to_string().starts_with("c.rwdl: "), "{err}");
+    }
+    for len in 0..distance.len() {
+        let err = open_pair(wdl.clone(), distance[..len].to_vec())
+            .err()
+            .expect("truncated distance opened");
+        assert!(err.to_string().starts_with("c.rdst: "), "{err}");
+    }
+    // Bytes appended are caught too.
+    let mut longer = wdl.clone();
+    longer.push(0);
+    assert!(matches!(
+        open_pair(longer, distance).err().unwrap().kind(),
+        ErrorKind::Truncated { .. }
+    ));
+}
+
+#[test]
+fn a_newer_format_version_is_refused_as_such() {
+    let (mut wdl, distance, _) = damaged_fixture();
+    wdl[8..12].copy_from_slice(&2u32.to_le_bytes());
+    let err = open_pair(wdl, distance).err().unwrap();
+    assert!(
+        matches!(
+            err.kind(),
+            ErrorKind::NewerVersion {
+                found: 2,
+                supported: 1
+            }
+        ),
+        "{err}"
+    );
+    assert!(err.to_string().contains("version 2 is newer"), "{err}");
+}
+
+#[test]
+fn another_table_a_mismatched_pair_and_a_missing_file_are_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_table(
+        root,
+        &TableSpec {
+            game: "chess",
+            ..spec("x", 100, 2, b"")
+        },
+        |_| Some(Value::DRAW),
+    )
+    .unwrap();
+    write_table(root, &spec("y", 100, 2, b""), |_| Some(Value::DRAW)).unwrap();
+    write_table(root, &spec("z", 100, 2, b""), |_| Some(Value::loss(0))).unwrap();
+
+    // A chess table put where the graph table "x" should be.
+    std::fs::create_dir_all(root.join("graph")).unwrap();
+    for kind in [FileKind::Wdl, FileKind::Distance] {
+        std::fs::copy(
+            table_path(root, "chess", "x", kind),
+            table_path(root, "graph", "x", kind),
+        )
+        .unwrap();
+    }
+    let err = Table::open(root, "graph", "x", 0).err().unwrap();
+    assert!(matches!(err.kind(), ErrorKind::WrongTable { .. }), "{err}");
+    assert!(
+        err.to_string()
+            .contains("x.rwdl: holds the table chess x, not graph x"),
+        "{err}"
+    );
+
+    // The distance file of another table of the same size.
+    std::fs::rename(
+        table_path(root, "graph", "z", FileKind::Distance),
+        table_path(root, "graph", "y", FileKind::Distance),
+    )
+    .unwrap();
+    let err = Table::open(root, "graph", "y", 0).err().unwrap();
+    assert!(matches!(err.kind(), ErrorKind::WrongTable { .. }), "{err}");
+    assert!(
+        err.to_string()
+            .contains("y.rdst: holds the table graph z, not graph y"),
+        "{err}"
+    );
+
+    // A missing distance file, a missing table.
+    let err = Table::open(root, "graph", "z", 0).err().unwrap();
+    assert!(matches!(err.kind(), ErrorKind::Missing), "{err}");
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "{}: no such file",
+            table_path(root, "graph", "z", FileKind::Distance).display()
+        )
+    );
+    let err = Table::open(root, "graph", "nothing", 0).err().unwrap();
+    assert!(
+        err.to_string().ends_with("nothing.rwdl: no such file"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_pair_of_files_of_different_tables_is_a_mismatch() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_table(root, &spec("y", 100, 2, b""), |_| Some(Value::DRAW)).unwrap();
+    let other = tempfile::tempdir().unwrap();
+    write_table(other.path(), &spec("y", 100, 2, b""), |_| {
+        Some(Value::loss(0))
+    })
+    .unwrap();
+    std::fs::copy(
+        table_path(other.path(), "graph", "y", FileKind::Distance),
+        table_path(root, "graph", "y", FileKind::Distance),
+    )
+    .unwrap();
+    let err = Table::open(root, "graph", "y", 0).err().unwrap();
+    assert!(matches!(err.kind(), ErrorKind::Mismatch(_)), "{err}");
+}
+
+// --- a full disk ---------------------------------------------------------------------------------------------
+
+/// A file that accepts `room` bytes and then fails as a full disk does (ENOSPC).
+struct FullDisk {
+    file: std::fs::File,
+    room: u64,
+}
+
+impl Write for FullDisk {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if buf.len() as u64 > self.room {
+            return Err(io::Error::from_raw_os_error(28));
+        }
+        self.room -= buf.len() as u64;
+        self.file.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush()
+    }
+}
+
+impl Seek for FullDisk {
+    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        self.file.seek(pos)
+    }
+}
+
+impl Sink for FullDisk {
+    fn sync(&mut self) -> io::Result<()> {
+        self.file.sync_all()
+    }
+}
+
+fn files_in(dir: &Path) -> Vec<String> {
+    match std::fs::read_dir(dir) {
+        Err(_) => Vec::new(),
+        Ok(entries) => entries
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect(),
+    }
+}
+
+#[test]
+fn a_full_disk_is_a_clear_error_and_leaves_no_file() {
+    let synthetic = Synthetic {
+        seed: 5,
+        max_plies: 50,
+        hole_rate: 5,
+    };
+    let reference = tempfile::tempdir().unwrap();
+    let written = write_table(reference.path(), &spec("full", 3000, 2, b""), |i| {
+        synthetic.value(i)
+    })
+    .unwrap();
+    // Each file gets `room` bytes: the write fails while the larger of the two does not fit.
+    let larger = written.wdl_bytes.max(written.distance_bytes);
+    for room in [
+        0,
+        10,
+        100,
+        written.wdl_bytes.min(written.distance_bytes),
+        larger - 1,
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let make = move |file| Ok(Box::new(FullDisk { file, room }) as Box<dyn Sink>);
+        let err = write_table_to(
+            dir.path(),
+            &spec("full", 3000, 2, b""),
+            &|i| synthetic.value(i),
+            &make,
+        )
+        .err()
+        .unwrap_or_else(|| panic!("{room} bytes were enough?"));
+        assert!(matches!(err, WriteError::DiskFull { .. }), "{err}");
+        assert!(err.to_string().contains("disk full"), "{err}");
+        assert_eq!(
+            files_in(&dir.path().join("graph")),
+            Vec::<String>::new(),
+            "room {room}"
+        );
+    }
+}

@@ -1,0 +1,489 @@
+//! The table writer: see the crate documentation for the steps.
+
+use std::fs::{self, File};
+use std::io::{self, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rayon::prelude::*;
+use retro_game::{Index, Outcome, Value};
+use retro_probe::checksum::checksum;
+use retro_probe::format::{
+    self, Encoding, FileKind, HeaderSpec, MAX_BLOCK_VALUES, Metadata, SideCounts,
+};
+use retro_probe::{ProbeError, TableFile};
+
+/// What the writer needs to know about a table besides its values.
+pub struct TableSpec<'a, S> {
+    /// The game family, which is also the subdirectory: "graph", "chess", "dobutsu".
+    pub game: &'a str,
+    /// The table's name inside its game (the file stem).
+    pub name: &'a str,
+    /// Game parameters, stored as they are and shown by `retro info`.
+    pub params: Vec<(String, String)>,
+    /// How many sides to move the game has (1 for an impartial game, 2 for chess).
+    pub sides: u8,
+    /// The side to move of a position, `0..sides` (not called for holes).
+    pub side_of: S,
+    /// Number of indices, holes included.
+    pub size: Index,
+    /// Opaque bytes the game needs to interpret the table (a graph with its position names); stored compressed.
+    pub payload: &'a [u8],
+    pub options: WriteOptions,
+}
+
+/// Block sizes and compression levels. The defaults suit tables from a few positions to a billion.
+#[derive(Clone, Copy, Debug)]
+pub struct WriteOptions {
+    /// Values per block in the WDL file (a power of two; 2^18 values are 64 KiB decompressed).
+    pub wdl_block_values: u32,
+    /// Values per block in the distance file (a power of two).
+    pub distance_block_values: u32,
+    /// zstd level of WDL blocks: high, as the WDL file is what ships with engines.
+    pub wdl_level: i32,
+    /// zstd level of distance blocks.
+    pub distance_level: i32,
+}
+
+impl Default for WriteOptions {
+    fn default() -> WriteOptions {
+        WriteOptions {
+            wdl_block_values: 1 << 18,
+            distance_block_values: 1 << 16,
+            wdl_level: 19,
+            distance_level: 12,
+        }
+    }
+}
+
+/// What was written.
+#[derive(Clone, Debug)]
+pub struct Written {
+    pub wdl_path: PathBuf,
+    pub distance_path: PathBuf,
+    /// File sizes in bytes.
+    pub wdl_bytes: u64,
+    pub distance_bytes: u64,
+    pub meta: Metadata,
+    pub distance_encoding: Encoding,
+}
+
+/// Why a table could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    #[error("{}: disk full while writing the table (no file was left under a final name)", path.display())]
+    DiskFull { path: PathBuf },
+    #[error("{}: {source}", path.display())]
+    Io { path: PathBuf, source: io::Error },
+    #[error("cannot write table: {0}")]
+    Spec(String),
+    #[error("{}: read-back check failed: {what}", path.display())]
+    ReadBack { path: PathBuf, what: String },
+    #[error("read-back check failed: {0}")]
+    Probe(#[from] ProbeError),
+}
+
+impl WriteError {
+    fn io(path: &Path, source: io::Error) -> WriteError {
+        // ENOSPC and EDQUOT: no room left, for the disk or for this user.
+        if matches!(source.raw_os_error(), Some(28) | Some(122))
+            || source.kind() == io::ErrorKind::StorageFull
+        {
+            WriteError::DiskFull {
+                path: path.to_path_buf(),
+            }
+        } else {
+            WriteError::Io {
+                path: path.to_path_buf(),
+                source,
+            }
+        }
+    }
+}
+
+/// Writes the two files of a table into `dir/GAME/`, checked and renamed into place. `values(i)` is the value of
+/// index `i` from the point of view of its player to move, `None` for a hole; it is called several times per index,
+/// from many threads, so it should be a cheap lookup.
+pub fn write_table<S, V>(
+    dir: &Path,
+    spec: &TableSpec<'_, S>,
+    values: V,
+) -> Result<Written, WriteError>
+where
+    S: Fn(Index) -> u8 + Sync,
+    V: Fn(Index) -> Option<Value> + Sync,
+{
+    write_table_to(dir, spec, &values, &|file| Ok(Box::new(file)))
+}
+
+/// Where a file's bytes go: a real file, or (in tests) a file that fails like a full disk.
+pub(crate) trait Sink: Write + Seek + Send {
+    fn sync(&mut self) -> io::Result<()>;
+}
+
+impl Sink for File {
+    fn sync(&mut self) -> io::Result<()> {
+        self.sync_all()
+    }
+}
+
+type MakeSink<'a> = &'a (dyn Fn(File) -> io::Result<Box<dyn Sink>> + Sync);
+
+/// Removes the temporary files of a write that did not complete.
+struct TempFiles(Vec<PathBuf>);
+
+impl Drop for TempFiles {
+    fn drop(&mut self) {
+        for path in &self.0 {
+            let _ = fs::remove_file(path);
+        }
+    }
+}
+
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+pub(crate) fn write_table_to<S, V>(
+    dir: &Path,
+    spec: &TableSpec<'_, S>,
+    values: &V,
+    make_sink: MakeSink<'_>,
+) -> Result<Written, WriteError>
+where
+    S: Fn(Index) -> u8 + Sync,
+    V: Fn(Index) -> Option<Value> + Sync,
+{
+    format::check_name("game", spec.game).map_err(WriteError::Spec)?;
+    format::check_name("table", spec.name).map_err(WriteError::Spec)?;
+    let options = spec.options;
+    for block_values in [options.wdl_block_values, options.distance_block_values] {
+        if !block_values.is_power_of_two() || block_values > MAX_BLOCK_VALUES {
+            return Err(WriteError::Spec(format!(
+                "{block_values} values per block: must be a power of two up to {MAX_BLOCK_VALUES}"
+            )));
+        }
+    }
+    if spec.sides == 0 {
+        return Err(WriteError::Spec(
+            "a table needs at least one side to move".into(),
+        ));
+    }
+
+    let meta = count(spec, values)?;
+    let total = meta.total();
+    let max_code = [
+        total
+            .longest_win
+            .map(|d| format::distance_code(Some(Value::win(d)))),
+        total
+            .longest_loss
+            .map(|d| format::distance_code(Some(Value::loss(d)))),
+        Some(1),
+    ]
+    .into_iter()
+    .flatten()
+    .max()
+    .unwrap_or(1);
+    let distance_encoding = Encoding::distance_for(max_code).ok_or_else(|| {
+        WriteError::Spec(format!("distances too long to store (code {max_code})"))
+    })?;
+
+    let payload = if spec.payload.is_empty() {
+        Vec::new()
+    } else {
+        zstd::bulk::compress(spec.payload, 19)
+            .map_err(|e| WriteError::Spec(format!("cannot compress the payload: {e}")))?
+    };
+
+    let game_dir = dir.join(spec.game);
+    fs::create_dir_all(&game_dir).map_err(|e| WriteError::io(&game_dir, e))?;
+    let final_path = |kind| format::table_path(dir, spec.game, spec.name, kind);
+    let temp_path = |kind: FileKind| {
+        game_dir.join(format!(
+            ".{}.{}.{}.{}.tmp",
+            spec.name,
+            kind.extension(),
+            std::process::id(),
+            TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
+        ))
+    };
+    let files = [
+        (
+            FileKind::Wdl,
+            Encoding::Wdl2,
+            options.wdl_block_values,
+            options.wdl_level,
+        ),
+        (
+            FileKind::Distance,
+            distance_encoding,
+            options.distance_block_values,
+            options.distance_level,
+        ),
+    ];
+    let mut temps = TempFiles(Vec::new());
+    let mut sizes = Vec::new();
+    for (kind, encoding, block_values, level) in files {
+        let path = temp_path(kind);
+        temps.0.push(path.clone());
+        let file = FileWriter {
+            path: &path,
+            encoding,
+            block_values,
+            level,
+            meta: &meta,
+            payload_len: spec.payload.len() as u64,
+            stored_payload: &payload,
+        };
+        sizes.push(file.write(values, make_sink)?);
+        file.read_back(values)?;
+    }
+    // Distance file first: a table is only found through its WDL file's name... and both are checked to match when
+    // opened, so a crash between the two renames leaves at worst a lone distance file, never a wrong pair.
+    for (i, kind) in [FileKind::Distance, FileKind::Wdl].into_iter().enumerate() {
+        let from = &temps.0[1 - i];
+        let to = final_path(kind);
+        fs::rename(from, &to).map_err(|e| WriteError::io(&to, e))?;
+    }
+    temps.0.clear();
+    // Make the renames durable.
+    File::open(&game_dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| WriteError::io(&game_dir, e))?;
+    Ok(Written {
+        wdl_path: final_path(FileKind::Wdl),
+        distance_path: final_path(FileKind::Distance),
+        wdl_bytes: sizes[0],
+        distance_bytes: sizes[1],
+        meta,
+        distance_encoding,
+    })
+}
+
+/// Counts per side to move and holes, in parallel over chunks of the index space.
+fn count<S, V>(spec: &TableSpec<'_, S>, values: &V) -> Result<Metadata, WriteError>
+where
+    S: Fn(Index) -> u8 + Sync,
+    V: Fn(Index) -> Option<Value> + Sync,
+{
+    const CHUNK: u64 = 1 << 16;
+    let sides = usize::from(spec.sides);
+    let chunks = spec.size.div_ceil(CHUNK);
+    let partial = (0..chunks)
+        .into_par_iter()
+        .map(|chunk| {
+            let mut counts = vec![SideCounts::default(); sides];
+            let mut holes = 0u64;
+            for index in chunk * CHUNK..((chunk + 1) * CHUNK).min(spec.size) {
+                match values(index) {
+                    None => holes += 1,
+                    Some(value) => {
+                        let side = usize::from((spec.side_of)(index));
+                        let Some(counts) = counts.get_mut(side) else {
+                            return Err(WriteError::Spec(format!(
+                                "side_of({index}) = {side}, but the table has {sides} sides"
+                            )));
+                        };
+                        counts.add(value);
+                    }
+                }
+            }
+            Ok((counts, holes))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut meta = Metadata {
+        game: spec.game.to_owned(),
+        name: spec.name.to_owned(),
+        params: spec.params.clone(),
+        index_size: spec.size,
+        sides: vec![SideCounts::default(); sides],
+        holes: 0,
+    };
+    for (counts, holes) in partial {
+        for (total, part) in meta.sides.iter_mut().zip(&counts) {
+            total.merge(part);
+        }
+        meta.holes += holes;
+    }
+    Ok(meta)
+}
+
+/// One file to write.
+struct FileWriter<'a> {
+    path: &'a Path,
+    encoding: Encoding,
+    block_values: u32,
+    level: i32,
+    meta: &'a Metadata,
+    payload_len: u64,
+    stored_payload: &'a [u8],
+}
+
+impl FileWriter<'_> {
+    fn block_count(&self) -> u64 {
+        self.meta.index_size.div_ceil(u64::from(self.block_values))
+    }
+
+    fn block_range(&self, block: u64) -> std::ops::Range<Index> {
+        let start = block * u64::from(self.block_values);
+        start..(start + u64::from(self.block_values)).min(self.meta.index_size)
+    }
+
+    fn header(&self, block_lens: &[u64], block_sums: &[u64]) -> Result<Vec<u8>, WriteError> {
+        format::build_header(&HeaderSpec {
+            kind: self.encoding.kind(),
+            encoding: self.encoding,
+            block_values: self.block_values,
+            meta: self.meta,
+            payload_len: self.payload_len,
+            stored_payload: self.stored_payload,
+            block_lens,
+            block_sums,
+        })
+        .map_err(WriteError::Spec)
+    }
+
+    /// Writes the file: blocks first, after room for the header, then the header. Returns the file size.
+    fn write<V>(&self, values: &V, make_sink: MakeSink<'_>) -> Result<u64, WriteError>
+    where
+        V: Fn(Index) -> Option<Value> + Sync,
+    {
+        let io_err = |e| WriteError::io(self.path, e);
+        let blocks = self.block_count();
+        // The header's length depends only on the block count, so a header with dummy offsets has the right size.
+        let zeros = vec![0u64; blocks as usize];
+        let header_len = self.header(&zeros, &zeros)?.len() as u64;
+        let file = File::create(self.path).map_err(io_err)?;
+        let mut out = make_sink(file).map_err(io_err)?;
+        out.seek(SeekFrom::Start(header_len)).map_err(io_err)?;
+        let mut lens = Vec::with_capacity(blocks as usize);
+        let mut sums = Vec::with_capacity(blocks as usize);
+        // Batches bound the memory held by compressed blocks waiting to be written in order.
+        let batch = 8 * rayon::current_num_threads() as u64;
+        let mut first = 0;
+        while first < blocks {
+            let last = (first + batch).min(blocks);
+            let compressed = (first..last)
+                .into_par_iter()
+                .map_init(
+                    || zstd::bulk::Compressor::new(self.level),
+                    |compressor, block| {
+                        let raw = self.encode(block, values);
+                        match compressor {
+                            Ok(c) => c.compress(&raw),
+                            Err(e) => Err(io::Error::new(e.kind(), e.to_string())),
+                        }
+                    },
+                )
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| WriteError::Spec(format!("zstd failed: {e}")))?;
+            for data in compressed {
+                out.write_all(&data).map_err(io_err)?;
+                lens.push(data.len() as u64);
+                sums.push(checksum(&data));
+            }
+            first = last;
+        }
+        let header = self.header(&lens, &sums)?;
+        debug_assert_eq!(header.len() as u64, header_len);
+        out.seek(SeekFrom::Start(0)).map_err(io_err)?;
+        out.write_all(&header).map_err(io_err)?;
+        out.flush().map_err(io_err)?;
+        out.sync().map_err(io_err)?;
+        Ok(header_len + lens.iter().sum::<u64>())
+    }
+
+    /// The decompressed bytes of one block.
+    fn encode<V>(&self, block: u64, values: &V) -> Vec<u8>
+    where
+        V: Fn(Index) -> Option<Value> + Sync,
+    {
+        let range = self.block_range(block);
+        match self.encoding {
+            Encoding::Wdl2 => encode_wdl(range, values),
+            Encoding::Distance8 => range
+                .map(|i| format::distance_code(values(i)) as u8)
+                .collect(),
+            Encoding::Distance16 => range
+                .flat_map(|i| (format::distance_code(values(i)) as u16).to_le_bytes())
+                .collect(),
+            Encoding::Distance32 => range
+                .flat_map(|i| (format::distance_code(values(i)) as u32).to_le_bytes())
+                .collect(),
+        }
+    }
+
+    /// Opens the written file with the probe library and compares every value with `values`.
+    fn read_back<V>(&self, values: &V) -> Result<(), WriteError>
+    where
+        V: Fn(Index) -> Option<Value> + Sync,
+    {
+        let file = TableFile::open(self.path)?;
+        if file.header().meta != *self.meta {
+            return Err(WriteError::ReadBack {
+                path: self.path.to_path_buf(),
+                what: "the header reads back differently".into(),
+            });
+        }
+        (0..self.block_count())
+            .into_par_iter()
+            .try_for_each(|block| {
+                let range = self.block_range(block);
+                let start = range.start;
+                let wrong = match self.encoding {
+                    Encoding::Wdl2 => file
+                        .wdl_block(block)?
+                        .into_iter()
+                        .zip(range)
+                        .find(|&(outcome, i)| values(i).is_some_and(|v| v.outcome() != outcome)),
+                    _ => file
+                        .distance_block(block)?
+                        .into_iter()
+                        .zip(range)
+                        .find(|&(value, i)| values(i) != value)
+                        .map(|(_, i)| (Outcome::Draw, i)),
+                };
+                match wrong {
+                    None => Ok(()),
+                    Some((_, index)) => Err(WriteError::ReadBack {
+                        path: self.path.to_path_buf(),
+                        what: format!(
+                            "index {index} (block {block} from {start}) reads back wrong"
+                        ),
+                    }),
+                }
+            })
+    }
+}
+
+/// Packs a block of outcomes in two bits each. Holes take the value of the nearest position before them in the
+/// block (after them for holes at the start), so that they continue runs instead of breaking them.
+fn encode_wdl<V>(range: std::ops::Range<Index>, values: &V) -> Vec<u8>
+where
+    V: Fn(Index) -> Option<Value>,
+{
+    const HOLE: u8 = 3;
+    let mut codes: Vec<u8> = range
+        .map(|i| values(i).map_or(HOLE, |v| format::wdl_code(v.outcome())))
+        .collect();
+    let first = codes
+        .iter()
+        .copied()
+        .find(|&c| c != HOLE)
+        .unwrap_or(format::wdl_code(Outcome::Loss));
+    let mut previous = first;
+    for code in &mut codes {
+        if *code == HOLE {
+            *code = previous;
+        } else {
+            previous = *code;
+        }
+    }
+    codes
+        .chunks(4)
+        .map(|four| {
+            four.iter()
+                .enumerate()
+                .fold(0u8, |byte, (k, &code)| byte | (code << (2 * k)))
+        })
+        .collect()
+}
