@@ -149,7 +149,8 @@ fn random_tables_read_back_exactly() {
 #[test]
 fn a_table_with_only_holes_or_only_one_value_reads_back() {
     let dir = tempfile::tempdir().unwrap();
-    let cases: [(&str, fn(Index) -> Option<Value>); 3] = [
+    type Values = fn(Index) -> Option<Value>;
+    let cases: [(&str, Values); 3] = [
         ("holes", |_| None),
         ("draws", |_| Some(Value::DRAW)),
         ("wins", |i| Some(Value::win(i as u32 % 5))),
