@@ -1,0 +1,179 @@
+//! `retro solve`: solve a graph game given as a file and print every position's value, or the totals.
+
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use retro_engine::{PlayConvention, Solution, SolveOptions, Value};
+use retro_graph::{Format, Graph, GraphGame, Player};
+
+use crate::json;
+use crate::run::{SolveProgress, with_threads};
+
+#[derive(Args, Debug)]
+pub struct SolveArgs {
+    /// The graph file: `name : options` lines, or `u v` lines with --edges.
+    pub file: PathBuf,
+    /// The file is an edge list (`u v` per line, positions 0..n-1).
+    #[arg(long)]
+    pub edges: bool,
+    /// Misère play: the player who cannot move wins.
+    #[arg(long)]
+    pub misere: bool,
+    /// Worker threads (default: all cores). The result does not depend on it.
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Print only the totals.
+    #[arg(long)]
+    pub summary: bool,
+    /// No progress display.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+pub fn run(args: &SolveArgs) -> Result<()> {
+    let format = if args.edges {
+        Format::Edges
+    } else {
+        Format::Text
+    };
+    let graph = Graph::read(&args.file, format).map_err(anyhow::Error::msg)?;
+    let options = SolveOptions {
+        convention: convention(args.misere),
+        ..Default::default()
+    };
+    let game = graph.game();
+    let progress = SolveProgress::new("solving", args.quiet);
+    let solution = with_threads(args.threads, || {
+        retro_engine::solve_with_progress(&game, &options, &|p| progress.report(p))
+    })??;
+    progress.finish();
+    let stdout = std::io::stdout().lock();
+    let mut out = BufWriter::with_capacity(1 << 20, stdout);
+    match (args.summary, args.json) {
+        (true, true) => print_summary_json(&mut out, &graph, &solution)?,
+        (true, false) => print_summary(&mut out, &graph, &solution)?,
+        (false, true) => print_json(&mut out, &game, &solution)?,
+        (false, false) => print_table(&mut out, &game, &solution)?,
+    }
+    out.flush().context("cannot write the output")
+}
+
+pub fn convention(misere: bool) -> PlayConvention {
+    if misere {
+        PlayConvention::Misere
+    } else {
+        PlayConvention::Normal
+    }
+}
+
+fn value_of(game: &GraphGame, solution: &Solution, position: u32, mover: Player) -> Value {
+    solution
+        .value(game.index(position, mover))
+        .expect("a graph has no holes")
+}
+
+fn print_json(out: &mut impl Write, game: &GraphGame, solution: &Solution) -> Result<()> {
+    let graph = game.graph();
+    out.write_all(b"{\"positions\":[")?;
+    for p in 0..graph.positions() as u32 {
+        if p > 0 {
+            out.write_all(b",")?;
+        }
+        let name = json::string(&graph.name(p).to_string());
+        if graph.is_partizan() {
+            let left = value_of(game, solution, p, Player::Left);
+            let right = value_of(game, solution, p, Player::Right);
+            write!(
+                out,
+                "{{\"name\":{name},\"left\":{{{}}},\"right\":{{{}}}}}",
+                json::value_fields(left),
+                json::value_fields(right)
+            )?;
+        } else {
+            let v = value_of(game, solution, p, Player::Left);
+            write!(out, "{{\"name\":{name},{}}}", json::value_fields(v))?;
+        }
+    }
+    out.write_all(b"]}\n")?;
+    Ok(())
+}
+
+fn describe(v: Value) -> String {
+    match v.plies() {
+        Some(p) => format!("{:<5} {p:>6}", v.outcome().as_str()),
+        None => format!("{:<5} {:>6}", "draw", "-"),
+    }
+}
+
+fn print_table(out: &mut impl Write, game: &GraphGame, solution: &Solution) -> Result<()> {
+    let graph = game.graph();
+    let width = (0..graph.positions() as u32)
+        .take(10_000)
+        .map(|p| graph.name(p).to_string().len())
+        .max()
+        .unwrap_or(8)
+        .max(8);
+    if graph.is_partizan() {
+        writeln!(
+            out,
+            "{:<width$}  {:<12}  {:<12}",
+            "position", "Left first", "Right first"
+        )?;
+        for p in 0..graph.positions() as u32 {
+            let left = describe(value_of(game, solution, p, Player::Left));
+            let right = describe(value_of(game, solution, p, Player::Right));
+            writeln!(
+                out,
+                "{:<width$}  {left}  {right}",
+                graph.name(p).to_string()
+            )?;
+        }
+    } else {
+        writeln!(out, "{:<width$}  {:<5} {:>6}", "position", "value", "plies")?;
+        for p in 0..graph.positions() as u32 {
+            let v = describe(value_of(game, solution, p, Player::Left));
+            writeln!(out, "{:<width$}  {v}", graph.name(p).to_string())?;
+        }
+    }
+    Ok(())
+}
+
+fn print_summary_json(out: &mut impl Write, graph: &Graph, solution: &Solution) -> Result<()> {
+    let s = solution.stats();
+    writeln!(
+        out,
+        "{{\"positions\":{},\"moves\":{},\"win\":{},\"loss\":{},\"draw\":{},\"max_plies\":{},\"sum_plies\":{}}}",
+        s.positions,
+        graph.moves(),
+        s.wins,
+        s.losses,
+        s.draws,
+        s.max_plies,
+        s.sum_plies
+    )?;
+    Ok(())
+}
+
+fn print_summary(out: &mut impl Write, graph: &Graph, solution: &Solution) -> Result<()> {
+    let s = solution.stats();
+    let unit = if graph.is_partizan() {
+        "(position, mover) pairs"
+    } else {
+        "positions"
+    };
+    writeln!(out, "{} {unit}, {} moves", s.positions, graph.moves())?;
+    writeln!(out, "win   {}", s.wins)?;
+    writeln!(out, "loss  {}", s.losses)?;
+    writeln!(out, "draw  {}", s.draws)?;
+    writeln!(
+        out,
+        "longest {} plies, sum of plies {}",
+        s.max_plies, s.sum_plies
+    )?;
+    Ok(())
+}
