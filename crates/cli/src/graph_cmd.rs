@@ -1,0 +1,278 @@
+//! Graph games on disk: `retro generate graph`, and the graph functions of `probe`, `info` and `verify`.
+//!
+//! A graph table is named by its file's stem and keeps the graph itself (with its position names) as the table's
+//! payload, so that probing lists moves by name and `verify` rebuilds the game without the source file. Indices are
+//! those of [`GraphGame`]: the position for an impartial graph, `2·position + mover` for a partizan one.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use retro_engine::{Index, SolveOptions, Value};
+use retro_graph::{Format, Graph, GraphGame, Player};
+use retro_probe::{Table, Tables};
+use retro_table::{TableSpec, WriteOptions, write_table};
+
+use crate::json;
+use crate::run::{SolveProgress, with_threads};
+use crate::solve::convention;
+use crate::tables::{self, open_table};
+
+#[derive(Args, Debug)]
+pub struct GenerateGraphArgs {
+    /// The graph file: `name : options` lines, or `u v` lines with --edges. The table is named by its stem.
+    pub file: PathBuf,
+    /// The file is an edge list (`u v` per line, positions 0..n-1).
+    #[arg(long)]
+    pub edges: bool,
+    /// Misère play: the player who cannot move wins.
+    #[arg(long)]
+    pub misere: bool,
+    /// The directory of tables to write into (the table goes to DIR/graph/NAME.rwdl and .rdst).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Worker threads (default: all cores). The files do not depend on it.
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// No progress display.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+pub fn generate(args: &GenerateGraphArgs) -> Result<()> {
+    let start = Instant::now();
+    let name = args
+        .file
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .with_context(|| format!("{}: the file name has no usable stem", args.file.display()))?
+        .to_owned();
+    retro_probe::format::check_name("table", &name)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", args.file.display()))?;
+    let format = if args.edges {
+        Format::Edges
+    } else {
+        Format::Text
+    };
+    let graph = Graph::read(&args.file, format).map_err(anyhow::Error::msg)?;
+    let game = graph.game();
+    let options = SolveOptions {
+        convention: convention(args.misere),
+        ..Default::default()
+    };
+    let progress = SolveProgress::new("solving", args.quiet);
+    let payload = graph.to_bytes();
+    let (written, solved_at) = with_threads(args.threads, || -> Result<_> {
+        let solution = retro_engine::solve_with_progress(&game, &options, &|p| progress.report(p))?;
+        progress.finish();
+        let solved_at = start.elapsed();
+        let spec = TableSpec {
+            game: "graph",
+            name: &name,
+            params: vec![
+                (
+                    "convention".into(),
+                    if args.misere { "misere" } else { "normal" }.into(),
+                ),
+                (
+                    "kind".into(),
+                    if graph.is_partizan() {
+                        "partizan"
+                    } else {
+                        "impartial"
+                    }
+                    .into(),
+                ),
+                ("positions".into(), graph.positions().to_string()),
+                ("moves".into(), graph.moves().to_string()),
+            ],
+            sides: if graph.is_partizan() { 2 } else { 1 },
+            side_of: |i: Index| {
+                if graph.is_partizan() {
+                    (i & 1) as u8
+                } else {
+                    0
+                }
+            },
+            size: game_size(&graph),
+            payload: &payload,
+            options: WriteOptions::default(),
+        };
+        let written = write_table(&args.out, &spec, |i| solution.value(i))?;
+        Ok((written, solved_at))
+    })??;
+    let total = written.meta.total();
+    let positions = written.meta.index_size - written.meta.holes;
+    println!(
+        "graph {name}: {positions} positions: {} win, {} draw, {} loss; solved in {:.2} s, written in {:.2} s",
+        total.wins,
+        total.draws,
+        total.losses,
+        solved_at.as_secs_f64(),
+        (start.elapsed() - solved_at).as_secs_f64()
+    );
+    for (path, bytes) in [
+        (&written.wdl_path, written.wdl_bytes),
+        (&written.distance_path, written.distance_bytes),
+    ] {
+        println!(
+            "  {}: {bytes} bytes, {:.3} bits/position",
+            path.display(),
+            bytes as f64 * 8.0 / positions.max(1) as f64
+        );
+    }
+    Ok(())
+}
+
+fn game_size(graph: &Graph) -> Index {
+    graph.positions() * if graph.is_partizan() { 2 } else { 1 }
+}
+
+/// The graph stored in a table.
+pub fn graph_of(table: &Table) -> Result<Graph> {
+    let path = table.distance_file().path().display().to_string();
+    let payload = table.payload()?;
+    let graph =
+        Graph::from_bytes(&payload).map_err(|e| anyhow::anyhow!("{path}: stored graph: {e}"))?;
+    if game_size(&graph) != table.size() {
+        bail!(
+            "{path}: the stored graph does not have the table's {} indices",
+            table.size()
+        );
+    }
+    Ok(graph)
+}
+
+/// One option of a position, valued for the player making it, counted from the position.
+struct Option_ {
+    to: String,
+    value: Value,
+}
+
+/// The value of `position` with `mover` to move and its options, best first (ties in file order; a repeated
+/// option is listed once).
+fn valued_options(
+    table: &Table,
+    game: &GraphGame,
+    position: u32,
+    mover: Player,
+) -> Result<(Value, Vec<Option_>)> {
+    let graph = game.graph();
+    let here = tables::value_at(table, game.index(position, mover))?
+        .with_context(|| format!("position {} is a hole in the table", graph.name(position)))?;
+    let mut seen = std::collections::HashSet::new();
+    let mut options = Vec::new();
+    for &q in graph.options(position, mover) {
+        if !seen.insert(q) {
+            continue;
+        }
+        let there = tables::value_at(table, game.index(q, mover.other()))?
+            .with_context(|| format!("position {} is a hole in the table", graph.name(q)))?;
+        options.push(Option_ {
+            to: graph.name(q).to_string(),
+            value: there.back(),
+        });
+    }
+    options.sort_by(|a, b| b.value.preference(a.value));
+    Ok((here, options))
+}
+
+fn describe(value: Value) -> String {
+    match value.plies() {
+        Some(p) => format!("{} in {p} plies", value.outcome()),
+        None => "draw".to_string(),
+    }
+}
+
+fn side_json(value: Value, options: &[Option_]) -> String {
+    let moves = options
+        .iter()
+        .map(|o| {
+            format!(
+                "{{\"to\":{},{}}}",
+                json::string(&o.to),
+                json::value_fields(o.value)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(",");
+    format!("{},\"moves\":[{moves}]", json::value_fields(value))
+}
+
+/// `retro probe --tables DIR graph NAME POSITION`.
+pub fn probe(tables: &Tables, what: &[String], as_json: bool) -> Result<()> {
+    let [name, position] = what else {
+        bail!("probing a graph table takes the table's name and a position: graph NAME POSITION");
+    };
+    let table = open_table(tables, "graph", name)?;
+    let graph = graph_of(&table)?;
+    let game = graph.game();
+    let Some(p) = graph.lookup(position) else {
+        bail!("graph {name} has no position named {position:?}");
+    };
+    let movers: &[(Player, &str)] = if graph.is_partizan() {
+        &[(Player::Left, "left"), (Player::Right, "right")]
+    } else {
+        &[(Player::Left, "")]
+    };
+    let mut sides = Vec::new();
+    for &(mover, word) in movers {
+        let (value, options) = valued_options(&table, &game, p, mover)?;
+        sides.push((word, value, options));
+    }
+    if as_json {
+        let body = if graph.is_partizan() {
+            sides
+                .iter()
+                .map(|(word, value, options)| {
+                    format!("\"{word}\":{{{}}}", side_json(*value, options))
+                })
+                .collect::<Vec<_>>()
+                .join(",")
+        } else {
+            side_json(sides[0].1, &sides[0].2)
+        };
+        println!("{{\"position\":{},{body}}}", json::string(position));
+        return Ok(());
+    }
+    for (word, value, options) in &sides {
+        let who = if word.is_empty() {
+            String::new()
+        } else {
+            format!(", {word} to move")
+        };
+        println!("{position}{who}: {}", describe(*value));
+        if options.is_empty() {
+            println!("  no move");
+        }
+        for o in options {
+            println!("  {:<12} {}", o.to, describe(o.value));
+        }
+    }
+    Ok(())
+}
+
+/// `retro info --tables DIR graph NAME`.
+pub fn info(table: &Table, as_json: bool) -> Result<()> {
+    if table.meta().sides.len() == 2 {
+        tables::print_info(table, as_json, &["left", "right"], |i| (i & 1) as usize)
+    } else {
+        tables::print_info(table, as_json, &["all"], |_| 0)
+    }
+}
+
+/// The graph part of `retro verify`: the certificate over the graph stored in the table.
+pub fn verify(table: &Table) -> Result<u64> {
+    let graph = graph_of(table)?;
+    let game = graph.game();
+    let convention = tables::convention_of(table)?;
+    tables::certify_table(table, &game, convention, |index| {
+        let (p, mover) = game.position(index);
+        if graph.is_partizan() {
+            format!("position {} with {mover:?} to move", graph.name(p))
+        } else {
+            format!("position {}", graph.name(p))
+        }
+    })
+}

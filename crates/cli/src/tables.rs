@@ -1,0 +1,486 @@
+//! `retro probe`, `retro info` and `retro verify`: the commands that read tables, for every game.
+//!
+//! Each command opens the table with [`open_table`] and then calls, through a `match` on the GAME word, a small
+//! function of the game's own module (`graph_cmd` for graph games). What does not depend on the game lives here for
+//! every game to reuse: opening with clear errors, the checksum and WDL-versus-distance checks of `verify`, running
+//! the engine's certificate over a table ([`certify_table`]), and the facts and JSON of `info` ([`info_fields`]).
+//!
+//! A game module plugs in with three functions: `probe(tables, args, json)`, `info(table, json)` (usually
+//! [`print_info`] with the game's side names and `side_of`), and `verify(table)` (rebuilding its [`Game`] and
+//! calling [`certify_table`]).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use rayon::prelude::*;
+use retro_engine::{Game, Index, Outcome, PlayConvention, Value};
+use retro_probe::{Table, TableFile, Tables};
+
+use crate::graph_cmd;
+use crate::json;
+use crate::run::with_threads;
+
+/// Decompressed blocks the CLI keeps in memory while probing or verifying.
+pub const CACHE_BYTES: usize = 256 << 20;
+
+/// The games whose tables the CLI can read.
+const GAMES: &str = "graph";
+
+#[derive(Args, Debug)]
+pub struct ProbeArgs {
+    /// The directory of tables (as given to `generate --out`).
+    #[arg(long)]
+    pub tables: PathBuf,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// The game: graph.
+    pub game: String,
+    /// What to probe, as the game wants it: `graph NAME POSITION`.
+    #[arg(required = true, num_args = 1..)]
+    pub what: Vec<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct InfoArgs {
+    /// The directory of tables.
+    #[arg(long)]
+    pub tables: PathBuf,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// The game: graph.
+    pub game: String,
+    /// The table's name (a graph's file stem).
+    pub name: String,
+}
+
+#[derive(Args, Debug)]
+pub struct VerifyArgs {
+    /// The directory of tables.
+    #[arg(long)]
+    pub tables: PathBuf,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// The game: graph.
+    pub game: String,
+    /// The table's name.
+    pub name: String,
+}
+
+pub fn probe(args: &ProbeArgs) -> Result<()> {
+    let tables = open_tables(&args.tables)?;
+    match args.game.as_str() {
+        "graph" => graph_cmd::probe(&tables, &args.what, args.json),
+        other => bail!(unknown_game(other)),
+    }
+}
+
+pub fn info(args: &InfoArgs) -> Result<()> {
+    let tables = open_tables(&args.tables)?;
+    let table = open_table(&tables, &args.game, &args.name)?;
+    match args.game.as_str() {
+        "graph" => graph_cmd::info(&table, args.json),
+        other => bail!(unknown_game(other)),
+    }
+}
+
+pub fn verify(args: &VerifyArgs) -> Result<()> {
+    let start = Instant::now();
+    let tables = open_tables(&args.tables)?;
+    let table = open_table(&tables, &args.game, &args.name)?;
+    with_threads(args.threads, || -> Result<()> {
+        let blocks = check_files(&table)?;
+        let positions = match args.game.as_str() {
+            "graph" => graph_cmd::verify(&table)?,
+            other => bail!(unknown_game(other)),
+        };
+        println!(
+            "{}/{}: OK: {blocks} block checksums, WDL file agrees with distance file, {positions} positions \
+             certified ({:.2} s)",
+            args.game,
+            args.name,
+            start.elapsed().as_secs_f64()
+        );
+        Ok(())
+    })?
+}
+
+fn unknown_game(game: &str) -> String {
+    format!("unknown game {game:?} (known: {GAMES})")
+}
+
+/// Opens a directory of tables, with an error naming it.
+pub fn open_tables(dir: &Path) -> Result<Tables> {
+    Tables::open(dir, CACHE_BYTES).map_err(|e| anyhow::anyhow!("cannot open the tables: {e}"))
+}
+
+/// Opens one table; the error names the file and what is wrong with it.
+pub fn open_table(tables: &Tables, game: &str, name: &str) -> Result<std::sync::Arc<Table>> {
+    tables
+        .table(game, name)
+        .map_err(|e| anyhow::anyhow!("cannot open table {game} {name}: {e}"))
+}
+
+/// The play convention a table was built under (parameter `convention`, normal if absent).
+pub fn convention_of(table: &Table) -> Result<PlayConvention> {
+    match table.meta().param("convention") {
+        None | Some("normal") => Ok(PlayConvention::Normal),
+        Some("misere") => Ok(PlayConvention::Misere),
+        Some(other) => bail!(
+            "{}: unknown play convention {other:?}",
+            table.distance_file().path().display()
+        ),
+    }
+}
+
+/// The value of a position read through the distance file, with a clear error.
+pub fn value_at(table: &Table, index: Index) -> Result<Option<Value>> {
+    table.probe(index).map_err(anyhow::Error::new)
+}
+
+/// Checks every block checksum of both files, then that the WDL file gives the outcome of every position of the
+/// distance file. Returns the number of blocks checked.
+pub fn check_files(table: &Table) -> Result<u64> {
+    for file in [table.wdl_file(), table.distance_file()] {
+        (0..file.header().block_count)
+            .into_par_iter()
+            .try_for_each(|b| file.check_block(b))?;
+    }
+    let wdl = table.wdl_file();
+    let distance = table.distance_file();
+    let dist_values = u64::from(distance.header().block_values);
+    (0..wdl.header().block_count)
+        .into_par_iter()
+        .try_for_each(|block| -> Result<()> {
+            let outcomes = wdl.wdl_block(block)?;
+            let start = block * u64::from(wdl.header().block_values);
+            let end = start + outcomes.len() as u64;
+            let mut index = start;
+            while index < end {
+                let dblock = index / dist_values;
+                let values = distance.distance_block(dblock)?;
+                let dstart = dblock * dist_values;
+                while index < end && index < dstart + values.len() as u64 {
+                    if let Some(v) = values[(index - dstart) as usize]
+                        && v.outcome() != outcomes[(index - start) as usize]
+                    {
+                        bail!(
+                            "{}: index {index} is a {} but {} says {v}",
+                            wdl.path().display(),
+                            outcomes[(index - start) as usize],
+                            distance.path().display()
+                        );
+                    }
+                    index += 1;
+                }
+            }
+            Ok(())
+        })?;
+    Ok(wdl.header().block_count + distance.header().block_count)
+}
+
+/// Runs the engine's local certificate over a table: every position's value must be what its moves give, from the
+/// table itself (and the exits the game reports). `describe` names an index in the error (a position's name).
+/// Returns the number of positions certified.
+pub fn certify_table<G: Game>(
+    table: &Table,
+    game: &G,
+    convention: PlayConvention,
+    describe: impl Fn(Index) -> String,
+) -> Result<u64> {
+    if game.size() != table.size() {
+        bail!(
+            "{}: the table has {} indices but its game has {}",
+            table.distance_file().path().display(),
+            table.size(),
+            game.size()
+        );
+    }
+    // The certificate takes infallible values; a read error (which the checksums make all but impossible after
+    // check_files) is kept and reported instead of the certificate's verdict.
+    let read_error = Mutex::new(None);
+    let result = retro_engine::certify(game, convention, |index| match table.probe(index) {
+        Ok(v) => v,
+        Err(e) => {
+            read_error
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .get_or_insert(e);
+            None
+        }
+    });
+    if let Some(e) = read_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        return Err(e.into());
+    }
+    result.map_err(|bad| {
+        anyhow::anyhow!(
+            "{}: inconsistent: {} (index {}) is stored as {} but its moves give {}",
+            table.distance_file().path().display(),
+            describe(bad.index),
+            bad.index,
+            bad.stored,
+            bad.expected
+        )
+    })
+}
+
+/// Wins and losses by plies, for one side to move.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Histogram {
+    pub wins: BTreeMap<u32, u64>,
+    pub losses: BTreeMap<u32, u64>,
+    pub draws: u64,
+}
+
+impl Histogram {
+    fn add(&mut self, value: Value) {
+        match (value.outcome(), value.plies()) {
+            (Outcome::Win, Some(p)) => *self.wins.entry(p).or_default() += 1,
+            (Outcome::Loss, Some(p)) => *self.losses.entry(p).or_default() += 1,
+            _ => self.draws += 1,
+        }
+    }
+
+    fn merge(&mut self, other: Histogram) {
+        for (p, n) in other.wins {
+            *self.wins.entry(p).or_default() += n;
+        }
+        for (p, n) in other.losses {
+            *self.losses.entry(p).or_default() += n;
+        }
+        self.draws += other.draws;
+    }
+}
+
+/// The histogram of plies per outcome and side to move, read from the whole distance file in parallel.
+pub fn histograms(
+    table: &Table,
+    sides: usize,
+    side_of: impl Fn(Index) -> usize + Sync,
+) -> Result<Vec<Histogram>> {
+    let file = table.distance_file();
+    let block_values = u64::from(file.header().block_values);
+    let parts = (0..file.header().block_count)
+        .into_par_iter()
+        .map(|block| -> Result<Vec<Histogram>> {
+            let mut h = vec![Histogram::default(); sides];
+            for (k, value) in file.distance_block(block)?.into_iter().enumerate() {
+                let index = block * block_values + k as u64;
+                if let Some(v) = value {
+                    let side = side_of(index);
+                    h.get_mut(side)
+                        .with_context(|| {
+                            format!("side {side} of index {index} is not one of {sides} sides")
+                        })?
+                        .add(v);
+                }
+            }
+            Ok(h)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let mut total = vec![Histogram::default(); sides];
+    for part in parts {
+        for (t, p) in total.iter_mut().zip(part) {
+            t.merge(p);
+        }
+    }
+    Ok(total)
+}
+
+fn file_fields(file: &TableFile, positions: u64) -> String {
+    let h = file.header();
+    format!(
+        "{{\"path\":{},\"bytes\":{},\"encoding\":\"{}\",\"block_values\":{},\"blocks\":{},\"bits_per_position\":{:.4}}}",
+        json::string(&file.path().display().to_string()),
+        file.len(),
+        h.encoding.as_str(),
+        h.block_values,
+        h.block_count,
+        bits_per_position(file.len(), positions)
+    )
+}
+
+fn bits_per_position(bytes: u64, positions: u64) -> f64 {
+    bytes as f64 * 8.0 / positions.max(1) as f64
+}
+
+/// Everything `info --json` prints, as (key, JSON value) pairs in order, so that a game can add or replace fields
+/// before [`print_object`]. `side_names` names the sides to move in the header's order; `side_of` gives an index's
+/// side (for the histogram).
+pub fn info_fields(
+    table: &Table,
+    side_names: &[&str],
+    side_of: impl Fn(Index) -> usize + Sync,
+) -> Result<Vec<(String, String)>> {
+    let meta = table.meta();
+    if side_names.len() != meta.sides.len() {
+        bail!(
+            "{}: the table has {} sides to move, not {}",
+            table.distance_file().path().display(),
+            meta.sides.len(),
+            side_names.len()
+        );
+    }
+    let positions = meta.index_size - meta.holes;
+    let params = meta
+        .params
+        .iter()
+        .map(|(k, v)| format!("{}:{}", json::string(k), json::string(v)))
+        .collect::<Vec<_>>()
+        .join(",");
+    let per_side = |f: &dyn Fn(usize) -> String| {
+        side_names
+            .iter()
+            .enumerate()
+            .map(|(s, name)| format!("{}:{}", json::string(name), f(s)))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let counts = per_side(&|s| {
+        let c = meta.sides[s];
+        format!(
+            "{{\"win\":{},\"draw\":{},\"loss\":{}}}",
+            c.wins, c.draws, c.losses
+        )
+    });
+    let longest = per_side(&|s| {
+        let c = meta.sides[s];
+        format!(
+            "{{\"win\":{},\"loss\":{}}}",
+            json::optional(c.longest_win),
+            json::optional(c.longest_loss)
+        )
+    });
+    let hist = histograms(table, side_names.len(), side_of)?;
+    let pairs = |m: &BTreeMap<u32, u64>| {
+        m.iter()
+            .map(|(p, n)| format!("[{p},{n}]"))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let histogram = per_side(&|s| {
+        format!(
+            "{{\"win\":[{}],\"loss\":[{}],\"draw\":{}}}",
+            pairs(&hist[s].wins),
+            pairs(&hist[s].losses),
+            hist[s].draws
+        )
+    });
+    let wdl = table.wdl_file();
+    let distance = table.distance_file();
+    let raw_distance = distance.header().encoding.bytes_for(meta.index_size);
+    Ok(vec![
+        ("game".into(), json::string(&meta.game)),
+        ("name".into(), json::string(&meta.name)),
+        (
+            "format_version".into(),
+            distance.header().version.to_string(),
+        ),
+        ("params".into(), format!("{{{params}}}")),
+        ("index_size".into(), meta.index_size.to_string()),
+        ("positions".into(), positions.to_string()),
+        ("holes".into(), meta.holes.to_string()),
+        ("counts".into(), format!("{{{counts}}}")),
+        ("longest".into(), format!("{{{longest}}}")),
+        (
+            "payload_bytes".into(),
+            distance.header().payload_len.to_string(),
+        ),
+        (
+            "raw_bytes".into(),
+            format!(
+                "{{\"wdl\":{},\"distance\":{}}}",
+                wdl.header().encoding.bytes_for(meta.index_size),
+                raw_distance
+            ),
+        ),
+        (
+            "files".into(),
+            format!(
+                "{{\"wdl\":{},\"distance\":{}}}",
+                file_fields(wdl, positions),
+                file_fields(distance, positions)
+            ),
+        ),
+        ("histogram".into(), format!("{{{histogram}}}")),
+    ])
+}
+
+/// Prints `{"key":value,...}` on one line.
+pub fn print_object(fields: &[(String, String)]) {
+    let body = fields
+        .iter()
+        .map(|(k, v)| format!("{}:{v}", json::string(k)))
+        .collect::<Vec<_>>()
+        .join(",");
+    println!("{{{body}}}");
+}
+
+/// `retro info` for any game: JSON (see [`info_fields`]) or the same facts as text.
+pub fn print_info(
+    table: &Table,
+    json: bool,
+    side_names: &[&str],
+    side_of: impl Fn(Index) -> usize + Sync,
+) -> Result<()> {
+    if json {
+        print_object(&info_fields(table, side_names, side_of)?);
+        return Ok(());
+    }
+    let meta = table.meta();
+    let positions = meta.index_size - meta.holes;
+    let distance = table.distance_file();
+    println!("table      {} {}", meta.game, meta.name);
+    println!("format     version {}", distance.header().version);
+    for (k, v) in &meta.params {
+        println!("param      {k} = {v}");
+    }
+    println!(
+        "indices    {} ({} positions, {} holes)",
+        meta.index_size, positions, meta.holes
+    );
+    let hist = histograms(table, side_names.len(), side_of)?;
+    for (s, name) in side_names.iter().enumerate() {
+        let c = meta.sides[s];
+        let longest = |d: Option<u32>| d.map_or("-".to_string(), |d| d.to_string());
+        println!(
+            "{name:<10} win {} draw {} loss {}; longest win {} plies, longest loss {} plies",
+            c.wins,
+            c.draws,
+            c.losses,
+            longest(c.longest_win),
+            longest(c.longest_loss)
+        );
+        let line = |m: &BTreeMap<u32, u64>| {
+            m.iter()
+                .map(|(p, n)| format!("{p}:{n}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        println!("  wins by plies    {}", line(&hist[s].wins));
+        println!("  losses by plies  {}", line(&hist[s].losses));
+    }
+    for file in [table.wdl_file(), distance] {
+        let h = file.header();
+        println!(
+            "file       {}: {} bytes, {:.4} bits/position, {} ({} blocks of {} values; raw {} bytes)",
+            file.path().display(),
+            file.len(),
+            bits_per_position(file.len(), positions),
+            h.encoding.as_str(),
+            h.block_count,
+            h.block_values,
+            h.encoding.bytes_for(meta.index_size)
+        );
+    }
+    if distance.header().payload_len > 0 {
+        println!("payload    {} bytes", distance.header().payload_len);
+    }
+    Ok(())
+}
