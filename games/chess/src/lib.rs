@@ -6,14 +6,19 @@
 //! - [`attacks`]: attack tables;
 //! - [`position`]: a position, its legal moves and its un-moves, FEN;
 //! - [`material`]: which pieces each side has, canonical names, the tables a table depends on;
-//! - [`index`]: the dense, symmetry-folded numbering of a material's positions.
+//! - [`index`]: the dense, symmetry-folded numbering of a material's positions;
+//! - [`game`]: one material's table as a [`retro_game::Game`], with exits into smaller tables;
+//! - [`solve`]: solving a material and its dependency tree with the engine.
 
 pub mod attacks;
+pub mod game;
 pub mod index;
 pub mod material;
 pub mod position;
+pub mod solve;
 pub mod types;
 
+pub use game::{ChessGame, GameError, SubTables, TableSet, Values};
 pub use index::TableIndex;
 pub use material::{Material, MaterialError};
 pub use position::{ChessMove, MoveList, Position, PositionError};
