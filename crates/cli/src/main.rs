@@ -1,6 +1,7 @@
 //! The `retro` command line: a thin layer over the libraries. Each command lives in its own module; this file only
 //! names them.
 
+mod chess_cmd;
 mod graph_cmd;
 mod json;
 mod run;
@@ -39,6 +40,8 @@ enum Command {
 enum Generate {
     /// A graph game read from a file; the table is named by the file's stem.
     Graph(graph_cmd::GenerateGraphArgs),
+    /// Chess endgame tables of up to 5 men: one material and the tables it depends on, or --all N.
+    Chess(chess_cmd::GenerateChessArgs),
 }
 
 fn main() -> ExitCode {
@@ -46,6 +49,7 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Solve(args) => solve::run(args),
         Command::Generate(Generate::Graph(args)) => graph_cmd::generate(args),
+        Command::Generate(Generate::Chess(args)) => chess_cmd::generate(args),
         Command::Probe(args) => tables::probe(args),
         Command::Info(args) => tables::info(args),
         Command::Verify(args) => tables::verify(args),

@@ -20,6 +20,7 @@ use rayon::prelude::*;
 use retro_engine::{Game, Index, Outcome, PlayConvention, Value};
 use retro_probe::{Table, TableFile, Tables};
 
+use crate::chess_cmd;
 use crate::graph_cmd;
 use crate::json;
 use crate::run::with_threads;
@@ -28,7 +29,7 @@ use crate::run::with_threads;
 pub const CACHE_BYTES: usize = 256 << 20;
 
 /// The games whose tables the CLI can read.
-const GAMES: &str = "graph";
+const GAMES: &str = "graph, chess";
 
 #[derive(Args, Debug)]
 pub struct ProbeArgs {
@@ -77,12 +78,17 @@ pub fn probe(args: &ProbeArgs) -> Result<()> {
     let tables = open_tables(&args.tables)?;
     match args.game.as_str() {
         "graph" => graph_cmd::probe(&tables, &args.what, args.json),
+        "chess" => chess_cmd::probe(&tables, &args.what, args.json),
         other => bail!(unknown_game(other)),
     }
 }
 
 pub fn info(args: &InfoArgs) -> Result<()> {
     let tables = open_tables(&args.tables)?;
+    if args.game == "chess" {
+        // The material may be asked in either orientation; it decides which side is "white".
+        return chess_cmd::info(&tables, &args.name, args.json);
+    }
     let table = open_table(&tables, &args.game, &args.name)?;
     match args.game.as_str() {
         "graph" => graph_cmd::info(&table, args.json),
@@ -93,11 +99,16 @@ pub fn info(args: &InfoArgs) -> Result<()> {
 pub fn verify(args: &VerifyArgs) -> Result<()> {
     let start = Instant::now();
     let tables = open_tables(&args.tables)?;
-    let table = open_table(&tables, &args.game, &args.name)?;
+    let name = match args.game.as_str() {
+        "chess" => chess_cmd::table_name(&args.name)?,
+        _ => args.name.clone(),
+    };
+    let table = open_table(&tables, &args.game, &name)?;
     with_threads(args.threads, || -> Result<()> {
         let blocks = check_files(&table)?;
         let positions = match args.game.as_str() {
             "graph" => graph_cmd::verify(&table)?,
+            "chess" => chess_cmd::verify(&tables, &args.name)?,
             other => bail!(unknown_game(other)),
         };
         println!(

@@ -198,6 +198,19 @@ impl Values for retro_engine::Solution {
     }
 }
 
+/// A table on disk, read through the probe library.
+pub struct DiskValues(pub std::sync::Arc<retro_probe::Table>);
+
+impl Values for DiskValues {
+    /// Reads a value; the table's block checksums are checked when it is loaded for exits (see the CLI), so a read
+    /// error here means the file changed under us, which is not recoverable in the middle of a solve.
+    fn value(&self, index: Index) -> Option<Value> {
+        self.0
+            .probe(index)
+            .unwrap_or_else(|e| panic!("{}: {e}", self.0.distance_file().path().display()))
+    }
+}
+
 /// Sub-tables held in memory: the tables of this run, or tables loaded from disk, each with its index.
 #[derive(Default)]
 pub struct TableSet {
