@@ -90,12 +90,41 @@ impl Default for Indexer {
 }
 
 impl Indexer {
+    /// The numbering of the table: the 28 lion classes the table keeps.
     pub fn new() -> Indexer {
+        Indexer::with_lions(lions_in_table)
+    }
+
+    /// A numbering of every position, whatever its lions (72 classes): used to search the positions reachable from
+    /// the start, some of which are outside the table.
+    pub fn complete() -> Indexer {
+        Indexer::with_lions(|ours, theirs| ours != theirs)
+    }
+
+    /// Whether the lion placement of class `class` is kept by the table.
+    pub fn class_in_table(&self, class: usize) -> bool {
+        let [ours, theirs] = self.classes[class];
+        lions_in_table(ours, theirs)
+    }
+
+    /// Whether `index` lies in a class whose two lions stand on file b (where positions may equal their mirror
+    /// image and half the indices are holes).
+    pub fn class_is_symmetric(&self, index: Index) -> bool {
+        let [ours, theirs] = self.classes[(index / self.rest) as usize];
+        ours.mirror() == ours && theirs.mirror() == theirs
+    }
+
+    /// The lion squares `[ours, theirs]` of class `class`.
+    pub fn class_lions(&self, class: usize) -> [Square; 2] {
+        self.classes[class]
+    }
+
+    fn with_lions(keep: fn(Square, Square) -> bool) -> Indexer {
         let mut slots = [[LionSlot::Excluded; 12]; 12];
         let mut classes = Vec::new();
         for ours in Square::ALL {
             for theirs in Square::ALL {
-                if !lions_in_table(ours, theirs) {
+                if !keep(ours, theirs) {
                     continue;
                 }
                 let mirror = (ours.mirror(), theirs.mirror());
@@ -153,7 +182,7 @@ impl Indexer {
         self.rest
     }
 
-    /// Whether the position is in the table (its lion placement is kept).
+    /// Whether the position is in the table (its lion placement is kept by the table, whatever this numbering).
     pub fn in_table(&self, board: &Board) -> bool {
         lions_in_table(board.lion(Owner::Us), board.lion(Owner::Them))
     }
@@ -312,6 +341,21 @@ mod tests {
         }
         assert_eq!(ix.rest_size(), expected);
         assert_eq!(ix.rest_size(), 11_878_227);
+        let all = Indexer::complete();
+        assert_eq!(all.classes(), 72);
+        assert_eq!((0..72).filter(|&c| all.class_in_table(c)).count(), 28);
+    }
+
+    #[test]
+    fn the_complete_numbering_round_trips() {
+        let ix = Indexer::complete();
+        let mut rng = Rng(6);
+        for _ in 0..20_000 {
+            let b = random_board(&mut rng);
+            let index = ix.encode(&b).expect("every position is numbered");
+            let back = ix.decode(index).expect("no hole");
+            assert!(back == b || back == b.mirror());
+        }
     }
 
     #[test]

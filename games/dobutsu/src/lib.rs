@@ -7,8 +7,10 @@
 //!   documentation for the exact rules);
 //! - [`notation`]: positions and moves in text (`gle/1c1/1C1/ELG b -`, `b2b3`, `C*b2`);
 //! - [`index`]: the dense, mirror-folded numbering of positions;
-//! - [`game`]: [`DobutsuGame`], the [`retro_game::Game`] the engine solves.
+//! - [`game`]: [`DobutsuGame`], the [`retro_game::Game`] the engine solves;
+//! - [`analysis`]: counts over the legal and the reachable positions, values of positions outside the table.
 
+pub mod analysis;
 pub mod board;
 pub mod game;
 pub mod index;

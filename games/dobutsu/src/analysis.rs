@@ -1,0 +1,317 @@
+//! Figures about the solved game: counts of wins, draws and losses over all legal positions and over the positions
+//! reachable from the start, and the value of any position, in the table or not.
+//!
+//! Positions are counted as the table numbers them: seen from the player to move (a position with Sente to move and
+//! the same position turned round with Gote to move are one) and up to the left–right mirror. The reachable search
+//! also records which side was to move, so that it can say how many (position, side to move) pairs the start
+//! reaches as well.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rayon::prelude::*;
+use retro_game::{Index, Outcome, Value};
+
+use crate::board::Board;
+use crate::index::{Indexer, excluded_value};
+use crate::notation::Position;
+
+/// Counts of values.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub positions: u64,
+    pub wins: u64,
+    pub draws: u64,
+    pub losses: u64,
+    /// The longest win and the longest loss, in plies (0 if none).
+    pub longest_win: u32,
+    pub longest_loss: u32,
+    /// Positions equal to their mirror image (each stands for one board; the others for two).
+    pub symmetric: u64,
+}
+
+impl Counts {
+    pub fn add(&mut self, value: Value, symmetric: bool) {
+        self.positions += 1;
+        self.symmetric += symmetric as u64;
+        match value.outcome() {
+            Outcome::Win => {
+                self.wins += 1;
+                self.longest_win = self.longest_win.max(value.plies().unwrap_or(0));
+            }
+            Outcome::Loss => {
+                self.losses += 1;
+                self.longest_loss = self.longest_loss.max(value.plies().unwrap_or(0));
+            }
+            Outcome::Draw => self.draws += 1,
+        }
+    }
+
+    pub fn merge(mut self, other: Counts) -> Counts {
+        self.positions += other.positions;
+        self.wins += other.wins;
+        self.draws += other.draws;
+        self.losses += other.losses;
+        self.symmetric += other.symmetric;
+        self.longest_win = self.longest_win.max(other.longest_win);
+        self.longest_loss = self.longest_loss.max(other.longest_loss);
+        self
+    }
+
+    /// The number of boards these positions stand for without the mirror folding.
+    pub fn unfolded(&self) -> u64 {
+        2 * self.positions - self.symmetric
+    }
+}
+
+/// The value of any position for its player to move: from the table (`values`, by table index) or, outside the
+/// table, known at once (see [`excluded_value`]).
+pub fn position_value<V: Fn(Index) -> Option<Value>>(
+    table: &Indexer,
+    board: &Board,
+    values: V,
+) -> Option<Value> {
+    match excluded_value(board) {
+        Some(v) => Some(v),
+        None => table.encode(board).and_then(values),
+    }
+}
+
+const CHUNK: u64 = 1 << 16;
+
+/// Counts over every position of the table, from its values.
+pub fn table_counts<V: Fn(Index) -> Option<Value> + Sync>(table: &Indexer, values: V) -> Counts {
+    let size = table.size();
+    (0..size.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|chunk| {
+            let mut counts = Counts::default();
+            for i in chunk * CHUNK..((chunk + 1) * CHUNK).min(size) {
+                if let Some(v) = values(i) {
+                    let symmetric = table.class_is_symmetric(i)
+                        && table.decode(i).is_some_and(|b| b == b.mirror());
+                    counts.add(v, symmetric);
+                }
+            }
+            counts
+        })
+        .reduce(Counts::default, Counts::merge)
+}
+
+/// Counts over the legal positions the table leaves out (their values are known without solving).
+pub fn outside_table_counts() -> Counts {
+    let all = Indexer::complete();
+    let rest = all.rest_size();
+    (0..all.classes())
+        .filter(|&c| !all.class_in_table(c))
+        .flat_map(|c| (0..rest.div_ceil(CHUNK)).map(move |chunk| (c as u64, chunk)))
+        .collect::<Vec<_>>()
+        .into_par_iter()
+        .map(|(class, chunk)| {
+            let mut counts = Counts::default();
+            let base = class * rest;
+            for i in base + chunk * CHUNK..base + ((chunk + 1) * CHUNK).min(rest) {
+                if let Some(b) = all.decode(i) {
+                    counts.add(
+                        excluded_value(&b).expect("outside the table"),
+                        b == b.mirror(),
+                    );
+                }
+            }
+            counts
+        })
+        .reduce(Counts::default, Counts::merge)
+}
+
+/// A set of indices, shared between threads.
+struct Bits(Vec<AtomicU64>);
+
+impl Bits {
+    fn new(size: u64) -> Bits {
+        Bits((0..size.div_ceil(64)).map(|_| AtomicU64::new(0)).collect())
+    }
+
+    /// Adds `i`; true if it was not there.
+    fn insert(&self, i: u64) -> bool {
+        let bit = 1 << (i % 64);
+        self.0[(i / 64) as usize].fetch_or(bit, Ordering::Relaxed) & bit == 0
+    }
+
+    fn clear(&mut self) {
+        self.0.par_iter_mut().for_each(|w| *w.get_mut() = 0);
+    }
+
+    fn count(&self) -> u64 {
+        self.0
+            .iter()
+            .map(|w| w.load(Ordering::Relaxed).count_ones() as u64)
+            .sum()
+    }
+}
+
+/// The positions reachable from the start: a forward search that plays every legal move and stops where the game
+/// ends (a move that captures the lion or makes a successful try is not followed).
+pub struct Reachable {
+    /// The reached positions that are in the table, by table index (either side to move).
+    in_table: Bits,
+    /// Counts over the reached positions outside the table (valued without the table).
+    outside: Counts,
+    /// The number of (position, side to move) pairs reached, mirror-folded.
+    pub with_side: u64,
+    /// The number of plies of the longest shortest path from the start.
+    pub depth: u32,
+}
+
+impl Reachable {
+    /// Runs the search (in the current rayon pool). While it runs it holds six bitmaps of the complete numbering,
+    /// about 640 MB; what it keeps afterwards is one bitmap of the table, about 42 MB.
+    pub fn search(table: &Indexer) -> Reachable {
+        let all = Indexer::complete();
+        let size = all.size();
+        let reached = [Bits::new(size), Bits::new(size)];
+        let mut frontier = [Bits::new(size), Bits::new(size)];
+        let mut next = [Bits::new(size), Bits::new(size)];
+        let first = all.encode(Position::startpos().board()).expect("numbered");
+        reached[0].insert(first); // Sente to move.
+        frontier[0].insert(first);
+        let mut depth = 0;
+        loop {
+            let found: u64 = blocks(&frontier[0])
+                .map(|words| {
+                    let mut found = 0;
+                    for w in words {
+                        for side in 0..2 {
+                            let mut word = frontier[side].0[w].load(Ordering::Relaxed);
+                            while word != 0 {
+                                let i = w as u64 * 64 + word.trailing_zeros() as u64;
+                                word &= word - 1;
+                                let board = all.decode(i).expect("reached positions are numbered");
+                                board.moves(|m| {
+                                    if board.is_winning_move(m) {
+                                        return;
+                                    }
+                                    let c = all.encode(&board.play(m).0.flip()).expect("numbered");
+                                    if reached[1 - side].insert(c) {
+                                        next[1 - side].insert(c);
+                                        found += 1;
+                                    }
+                                });
+                            }
+                        }
+                    }
+                    found
+                })
+                .sum();
+            if found == 0 {
+                break;
+            }
+            depth += 1;
+            std::mem::swap(&mut frontier, &mut next);
+            next[0].clear();
+            next[1].clear();
+        }
+        drop((frontier, next));
+        let with_side = reached[0].count() + reached[1].count();
+        let in_table = Bits::new(table.size());
+        let outside = blocks(&reached[0])
+            .map(|words| {
+                let mut counts = Counts::default();
+                for w in words {
+                    let mut word = reached[0].0[w].load(Ordering::Relaxed)
+                        | reached[1].0[w].load(Ordering::Relaxed);
+                    while word != 0 {
+                        let i = w as u64 * 64 + word.trailing_zeros() as u64;
+                        word &= word - 1;
+                        let board = all.decode(i).expect("numbered");
+                        match excluded_value(&board) {
+                            Some(v) => counts.add(v, board == board.mirror()),
+                            None => {
+                                in_table.insert(table.encode(&board).expect("in the table"));
+                            }
+                        }
+                    }
+                }
+                counts
+            })
+            .reduce(Counts::default, Counts::merge);
+        Reachable {
+            in_table,
+            outside,
+            with_side,
+            depth,
+        }
+    }
+
+    /// Counts over the reached positions (either side to move), valued from the table.
+    pub fn counts<V: Fn(Index) -> Option<Value> + Sync>(
+        &self,
+        table: &Indexer,
+        values: V,
+    ) -> Counts {
+        let inside = blocks(&self.in_table)
+            .map(|words| {
+                let mut counts = Counts::default();
+                for w in words {
+                    let mut word = self.in_table.0[w].load(Ordering::Relaxed);
+                    while word != 0 {
+                        let i = w as u64 * 64 + word.trailing_zeros() as u64;
+                        word &= word - 1;
+                        let value = values(i).expect("a reached position has a value");
+                        let symmetric = table.class_is_symmetric(i)
+                            && table.decode(i).is_some_and(|b| b == b.mirror());
+                        counts.add(value, symmetric);
+                    }
+                }
+                counts
+            })
+            .reduce(Counts::default, Counts::merge);
+        inside.merge(self.outside)
+    }
+}
+
+/// The words of a bitmap in parallel blocks.
+fn blocks(bits: &Bits) -> impl ParallelIterator<Item = std::ops::Range<usize>> + '_ {
+    let words = bits.0.len();
+    (0..words.div_ceil(1024))
+        .into_par_iter()
+        .map(move |b| b * 1024..((b + 1) * 1024).min(words))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_merge_and_unfold() {
+        let mut a = Counts::default();
+        a.add(Value::win(3), false);
+        a.add(Value::DRAW, true);
+        let mut b = Counts::default();
+        b.add(Value::loss(8), false);
+        let c = a.merge(b);
+        assert_eq!((c.positions, c.wins, c.draws, c.losses), (3, 1, 1, 1));
+        assert_eq!((c.longest_win, c.longest_loss), (3, 8));
+        assert_eq!(c.unfolded(), 5);
+    }
+
+    #[test]
+    fn values_outside_the_table_are_known() {
+        let table = Indexer::new();
+        let adjacent: Position = "3/3/1l1/1L1 b GGEECC".parse().unwrap();
+        assert_eq!(
+            position_value(&table, adjacent.board(), |_| None),
+            Some(Value::win(1))
+        );
+        let tried: Position = "3/2L/3/l2 b GGEECC".parse().unwrap();
+        assert_eq!(
+            position_value(&table, tried.board(), |_| None),
+            Some(Value::loss(0))
+        );
+        let inside = Position::startpos();
+        let index = table.encode(inside.board()).unwrap();
+        assert_eq!(
+            position_value(&table, inside.board(), |i| (i == index)
+                .then_some(Value::DRAW)),
+            Some(Value::DRAW)
+        );
+    }
+}
