@@ -28,10 +28,12 @@ pub enum ParseError {
     #[error("line {line}: too many positions (at most 4294967296)")]
     TooManyPositions { line: u64 },
     /// The file could not be read.
-    #[error("cannot read {}: {source}", path.display())]
+    // The I/O error is part of the message rather than a `source`, so that printing the error chain does not say it
+    // twice.
+    #[error("cannot read {}: {error}", path.display())]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
 }
 

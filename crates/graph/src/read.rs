@@ -39,9 +39,9 @@ impl Graph {
 
     /// Reads and parses a graph file.
     pub fn read(path: &Path, format: Format) -> Result<Graph, ParseError> {
-        let io = |source| ParseError::Io {
+        let io = |error| ParseError::Io {
             path: path.to_owned(),
-            source,
+            error,
         };
         let file = File::open(path).map_err(io)?;
         let len = file.metadata().map_err(io)?.len();
