@@ -3,9 +3,11 @@
 
 mod chess_cmd;
 mod graph_cmd;
+mod grundy;
 mod json;
 mod run;
 mod solve;
+mod sum;
 mod tables;
 
 use std::process::ExitCode;
@@ -33,6 +35,10 @@ enum Command {
     Info(tables::InfoArgs),
     /// Check every checksum of a table and certify every position's value from its moves.
     Verify(tables::VerifyArgs),
+    /// Generalized Sprague–Grundy values of an impartial graph game (loopy games allowed).
+    Grundy(grundy::GrundyArgs),
+    /// The outcome of a sum of impartial graph games, and a winning move: `retro sum FILE:POS FILE:POS ...`.
+    Sum(sum::SumArgs),
 }
 
 /// The games `retro generate` builds.
@@ -53,6 +59,8 @@ fn main() -> ExitCode {
         Command::Probe(args) => tables::probe(args),
         Command::Info(args) => tables::info(args),
         Command::Verify(args) => tables::verify(args),
+        Command::Grundy(args) => grundy::run(args),
+        Command::Sum(args) => sum::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
