@@ -26,6 +26,8 @@ pub mod checksum;
 mod error;
 mod file;
 pub mod format;
+#[doc(hidden)]
+pub mod fuzz;
 mod tables;
 
 pub use error::{ErrorKind, ProbeError};
