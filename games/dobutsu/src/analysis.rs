@@ -12,6 +12,7 @@ use rayon::prelude::*;
 use retro_game::{Index, Outcome, Value};
 
 use crate::board::Board;
+use crate::game::known_value;
 use crate::index::{Indexer, excluded_value};
 use crate::notation::Position;
 
@@ -63,14 +64,14 @@ impl Counts {
     }
 }
 
-/// The value of any position for its player to move: from the table (`values`, by table index) or, outside the
-/// table, known at once (see [`excluded_value`]).
+/// The value of any position for its player to move: known from the board (see [`known_value`]) or read from the
+/// table (`values`, by table index).
 pub fn position_value<V: Fn(Index) -> Option<Value>>(
     table: &Indexer,
     board: &Board,
     values: V,
 ) -> Option<Value> {
-    match excluded_value(board) {
+    match known_value(board) {
         Some(v) => Some(v),
         None => table.encode(board).and_then(values),
     }
@@ -122,6 +123,71 @@ pub fn outside_table_counts() -> Counts {
         .reduce(Counts::default, Counts::merge)
 }
 
+/// The value a position must have given the values of the positions its moves reach, played by the rules on the
+/// board (every legal move, none left out): the check of [`check_positions`], independent of how the table numbers
+/// and prunes moves. `None` if a position reached has no value.
+pub fn value_from_moves<V: Fn(Index) -> Option<Value>>(
+    table: &Indexer,
+    board: &Board,
+    values: V,
+) -> Option<Value> {
+    if board.try_lost() {
+        return Some(Value::loss(0));
+    }
+    let mut best: Option<Value> = None;
+    let mut missing = false;
+    board.moves(|m| {
+        let value = if board.is_winning_move(m) {
+            Some(Value::win(1))
+        } else {
+            position_value(table, &board.play(m).0.flip(), &values).map(Value::back)
+        };
+        match value {
+            None => missing = true,
+            Some(v) => {
+                if best.is_none_or(|b| v.preference(b).is_gt()) {
+                    best = Some(v);
+                }
+            }
+        }
+    });
+    if missing {
+        return None;
+    }
+    Some(best.unwrap_or(Value::loss(0)))
+}
+
+/// Checks `samples` positions drawn at random (seeded) from all legal positions: the value the table gives each
+/// (or the board, where the table stores none) must be the one its moves give. Returns the first position that
+/// fails, written in the notation, with both values.
+pub fn check_positions<V: Fn(Index) -> Option<Value> + Sync>(
+    table: &Indexer,
+    values: V,
+    samples: u64,
+    seed: u64,
+) -> Result<(), String> {
+    let all = Indexer::complete();
+    (0..samples).into_par_iter().try_for_each(|k| {
+        // SplitMix64 of (seed, k): independent draws, the same for any number of threads.
+        let mut z = seed.wrapping_add(k.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        let Some(board) = all.decode(z % all.size()) else {
+            return Ok(());
+        };
+        let stored = position_value(table, &board, &values);
+        let expected = value_from_moves(table, &board, &values);
+        if stored.is_none() || stored != expected {
+            let text = Position::new(crate::types::Side::Sente, board).to_string();
+            return Err(format!(
+                "{text}: the table gives {stored:?}, its moves give {expected:?}"
+            ));
+        }
+        Ok(())
+    })
+}
+
 /// A set of indices, shared between threads.
 struct Bits(Vec<AtomicU64>);
 
@@ -151,9 +217,9 @@ impl Bits {
 /// The positions reachable from the start: a forward search that plays every legal move and stops where the game
 /// ends (a move that captures the lion or makes a successful try is not followed).
 pub struct Reachable {
-    /// The reached positions that are in the table, by table index (either side to move).
+    /// The reached positions that the table stores, by table index (either side to move).
     in_table: Bits,
-    /// Counts over the reached positions outside the table (valued without the table).
+    /// Counts over the reached positions the table does not store (valued from the board).
     outside: Counts,
     /// The number of (position, side to move) pairs reached, mirror-folded.
     pub with_side: u64,
@@ -222,7 +288,7 @@ impl Reachable {
                         let i = w as u64 * 64 + word.trailing_zeros() as u64;
                         word &= word - 1;
                         let board = all.decode(i).expect("numbered");
-                        match excluded_value(&board) {
+                        match known_value(&board) {
                             Some(v) => counts.add(v, board == board.mirror()),
                             None => {
                                 in_table.insert(table.encode(&board).expect("in the table"));

@@ -18,7 +18,7 @@ pub mod notation;
 pub mod types;
 
 pub use board::{Board, BoardMove, Owner};
-pub use game::DobutsuGame;
+pub use game::{DobutsuGame, known_value};
 pub use index::{Indexer, excluded_value};
 pub use notation::{Move, NotationError, Played, Position};
 pub use types::{HandKind, Kind, Side, Square};
