@@ -189,6 +189,16 @@ impl<W: Width> Cells<W> {
         W::compare_exchange(&self.array.as_slice()[i], old, new)
     }
 
+    /// The bytes of the first `len` cells (native byte order), to be filled from a file.
+    pub fn bytes_mut(&mut self, len: usize) -> &mut [u8] {
+        self.array.bytes_mut(len)
+    }
+
+    /// The bytes of the first `len` cells (native byte order), to be written to a file.
+    pub fn bytes(&mut self, len: usize) -> &[u8] {
+        self.array.bytes(len)
+    }
+
     /// The final value of a position once the engine has finished: open cells are draws.
     pub fn value(&self, i: usize) -> Option<Value> {
         match self.state(i) {

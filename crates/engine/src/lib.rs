@@ -9,7 +9,9 @@
 //! - `cell`: the packed per-position state, in 8, 16 or 32 bits, widened when distances grow;
 //! - `schedule`: values known early (exits, terminal positions) waiting for their generation;
 //! - `frontier`: the positions resolved in one generation, as a bitmap or a list;
-//! - `solve`: initialisation and the generations;
+//! - `solve`: initialisation and the generations, all in memory;
+//! - `sliced`: the same generations out of core, slice by slice through files of a work directory, with
+//!   checkpoints that let a killed build resume;
 //! - `solution`: the solved values and their totals;
 //! - `certificate`: the local check that proves a solved table right.
 //!
@@ -20,6 +22,7 @@ mod certificate;
 mod frontier;
 mod mapped;
 mod schedule;
+mod sliced;
 mod solution;
 mod solve;
 
@@ -28,15 +31,39 @@ use std::path::PathBuf;
 pub use certificate::{Inconsistency, certify, expected_value};
 pub use mapped::Backing;
 pub use retro_game::{Game, Index, Move, Node, Outcome, PlayConvention, Value};
-pub use solution::{Solution, Stats};
+pub use solution::{Report, Solution, Stats};
 
-/// How to solve.
+/// How to solve. Build it with `..Default::default()`: fields are added compatibly.
 #[derive(Clone, Debug, Default)]
 pub struct SolveOptions {
     /// Normal play (no move loses) or misère play (no move wins).
     pub convention: PlayConvention,
-    /// Back the engine's arrays with files in this directory instead of anonymous memory.
+    /// A work directory for scratch files and checkpoints. With one, the engine works slice by slice through files
+    /// of this directory (as many slices as the memory budget calls for, often one), commits a checkpoint after
+    /// every generation, resumes from the last checkpoint it finds there, and removes its files when it succeeds.
+    /// Without one, everything is in memory and the table must fit the budget.
     pub work_dir: Option<PathBuf>,
+    /// The most memory the engine's arrays may take, in bytes. `None`: half of the machine's RAM.
+    pub memory: Option<u64>,
+    /// Ignore (and remove) any checkpoint in the work directory and start over.
+    pub fresh: bool,
+    /// Hooks for the engine's own tests.
+    #[doc(hidden)]
+    pub testing: Testing,
+}
+
+/// Test hooks: a simulated crash, a simulated disk size.
+#[doc(hidden)]
+#[derive(Clone, Debug, Default)]
+pub struct Testing {
+    /// Stop with [`EngineError::Interrupted`] after this many steps of the sliced path (slices initialised, frontier
+    /// chunks scattered, slices applied, checkpoints committed), leaving the work directory as a crash would.
+    pub crash_after: Option<u64>,
+    /// Pretend the work directory's file system has this many bytes free.
+    pub free_space: Option<u64>,
+    /// Do not sync files to the disk (a killed process loses nothing without it; a power cut would): keeps the
+    /// thousands of small builds of the tests fast.
+    pub skip_sync: bool,
 }
 
 /// What the engine reports while it works.
@@ -65,6 +92,22 @@ pub enum EngineError {
     TooDeep,
     #[error("the game broke its contract: {0}")]
     GameContract(String),
+    #[error(
+        "the engine needs about {needed} bytes but the memory budget is {budget}: give it a work directory to build out of core"
+    )]
+    NeedsWorkDir { needed: u64, budget: u64 },
+    #[error(
+        "the work directory {dir} has {available} bytes free, but the build needs about {needed}"
+    )]
+    NoSpace {
+        dir: PathBuf,
+        needed: u64,
+        available: u64,
+    },
+    #[error("the checkpoint in the work directory is unusable ({0}); start afresh")]
+    Checkpoint(String),
+    #[error("interrupted by a test hook")]
+    Interrupted,
 }
 
 /// Solves `game`: the value of every index.

@@ -82,6 +82,17 @@ impl<A: Atomic> MappedArray<A> {
         self.len
     }
 
+    /// The bytes of the first `len` elements, for reading them from a file. Taking `&mut self` guarantees that no
+    /// shared reference (hence no atomic access from another thread) exists meanwhile.
+    pub fn bytes_mut(&mut self, len: usize) -> &mut [u8] {
+        &mut self.map[..len * size_of::<A>()]
+    }
+
+    /// The bytes of the first `len` elements, for writing them to a file (exclusive for the same reason).
+    pub fn bytes(&mut self, len: usize) -> &[u8] {
+        &self.map[..len * size_of::<A>()]
+    }
+
     /// The array as shared atomics: every access goes through atomic operations, so many threads may use it at once.
     pub fn as_slice(&self) -> &[A] {
         // SAFETY: the mapping is page-aligned (so aligned for any atomic), at least `len * size_of::<A>()` bytes long,

@@ -23,6 +23,22 @@ pub struct Stats {
     pub cell_bytes: u32,
 }
 
+/// How a solve went, besides its values: the out-of-core figures. Everything is zero for an in-memory solve.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Report {
+    /// Slices the index space was cut into (0: solved in memory, without a work directory).
+    pub slices: u64,
+    /// Indices per slice.
+    pub slice_positions: u64,
+    /// Bytes this process read from and wrote to the work directory's scratch files.
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+    /// Checkpoints committed by this process.
+    pub checkpoints: u64,
+    /// The generation this process resumed from, when it found a checkpoint.
+    pub resumed_at: Option<u32>,
+}
+
 pub(crate) enum SolvedCells {
     W8(Cells<W8>),
     W16(Cells<W16>),
@@ -33,6 +49,7 @@ pub(crate) enum SolvedCells {
 pub struct Solution {
     cells: SolvedCells,
     stats: Stats,
+    report: Report,
 }
 
 impl Solution {
@@ -43,7 +60,11 @@ impl Solution {
             SolvedCells::W32(c) => count(c),
         };
         stats.generations = generations;
-        Solution { cells, stats }
+        Solution {
+            cells,
+            stats,
+            report: Report::default(),
+        }
     }
 
     pub fn size(&self) -> Index {
@@ -67,6 +88,16 @@ impl Solution {
 
     pub fn stats(&self) -> &Stats {
         &self.stats
+    }
+
+    /// The out-of-core figures of the solve.
+    pub fn report(&self) -> &Report {
+        &self.report
+    }
+
+    pub(crate) fn with_report(mut self, report: Report) -> Solution {
+        self.report = report;
+        self
     }
 }
 

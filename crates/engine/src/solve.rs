@@ -37,27 +37,59 @@ pub fn solve<G: Game>(
 ) -> Result<Solution, EngineError> {
     let size = game.size();
     usize::try_from(size).map_err(|_| EngineError::TooLarge(size))?;
-    let backing = match &options.work_dir {
-        Some(dir) => Backing::Directory(dir.clone()),
-        None => Backing::Memory,
-    };
-    // One more than the moves, for the unit that an exit to a draw adds.
-    let counter = game.max_moves().saturating_add(1);
+    let budget = options.memory.unwrap_or_else(default_budget);
+    let bits = start_bits(game.max_moves())?;
+    if let Some(dir) = &options.work_dir {
+        return crate::sliced::solve(game, options, dir, budget, bits, progress);
+    }
+    let needed = footprint(size, bits);
+    if needed > budget {
+        return Err(EngineError::NeedsWorkDir { needed, budget });
+    }
     let context = Context {
         game,
         convention: options.convention,
-        backing,
+        backing: Backing::Memory,
         progress,
     };
-    if counter <= u64::from(W8::MAX_COUNT) {
-        context.start::<W8>()
-    } else if counter <= u64::from(W16::MAX_COUNT) {
-        context.start::<W16>()
-    } else if counter <= u64::from(W32::MAX_COUNT) {
-        context.start::<W32>()
-    } else {
-        Err(EngineError::TooManyMoves(game.max_moves()))
+    match bits {
+        8 => context.start::<W8>(),
+        16 => context.start::<W16>(),
+        _ => context.start::<W32>(),
     }
+}
+
+/// The width of the first cells: the narrowest whose counter holds every move of a position, plus the unit that an
+/// exit to a draw adds.
+pub(crate) fn start_bits(max_moves: u64) -> Result<u32, EngineError> {
+    let counter = max_moves.saturating_add(1);
+    if counter <= u64::from(W8::MAX_COUNT) {
+        Ok(8)
+    } else if counter <= u64::from(W16::MAX_COUNT) {
+        Ok(16)
+    } else if counter <= u64::from(W32::MAX_COUNT) {
+        Ok(32)
+    } else {
+        Err(EngineError::TooManyMoves(max_moves))
+    }
+}
+
+/// The bytes the in-memory engine needs for `size` indices: cells of `bits` bits and two frontier bitmaps.
+pub(crate) fn footprint(size: u64, bits: u32) -> u64 {
+    size.saturating_mul(u64::from(bits) / 8)
+        .saturating_add(size / 4)
+}
+
+/// Half of the machine's RAM, from /proc/meminfo (1 GiB where that cannot be read).
+fn default_budget() -> u64 {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|text| {
+            let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+            let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+            Some(kib * 1024 / 2)
+        })
+        .unwrap_or(1 << 30)
 }
 
 struct Context<'a, G> {
@@ -145,53 +177,21 @@ impl<G: Game> Context<'_, G> {
             .fold(Schedule::default, |mut schedule, chunk| {
                 let start = chunk * INIT_CHUNK;
                 for index in start..(start + INIT_CHUNK).min(size) {
-                    let (node, s) = Summary::of(game, index);
-                    if s.moves > max_moves {
+                    let initial = initial::<G, W>(game, self.convention, index, max_moves);
+                    if initial.too_many {
                         too_many.store(true, Ordering::Relaxed);
                     }
-                    if s.refuting_exit {
+                    if initial.refuting {
                         refuting.store(true, Ordering::Relaxed);
                     }
-                    let tentative = match node {
-                        Node::Hole => {
-                            cells.set_raw(index as usize, W::HOLE);
-                            continue;
-                        }
-                        Node::Terminal(v) => match (v.outcome(), v.plies()) {
-                            (Outcome::Win, Some(p)) => State::Won(p),
-                            (Outcome::Loss, Some(p)) => State::Lost(p),
-                            // A drawn end: an open cell that nothing ever decrements.
-                            _ => State::Open(1),
-                        },
-                        Node::Playable => match s.exit_win {
-                            Some(w) => State::Won(w),
-                            None => {
-                                let count = s.inside + u64::from(s.drawing_exit);
-                                if count > 0 {
-                                    State::Open(count.min(u64::from(W::MAX_COUNT)) as u32)
-                                } else if s.refuting_exit {
-                                    State::Lost(s.loss_floor)
-                                } else {
-                                    match self.convention.no_move_value().outcome() {
-                                        Outcome::Win => State::Won(0),
-                                        _ => State::Lost(0),
-                                    }
-                                }
+                    match initial.state {
+                        None => too_deep.store(true, Ordering::Relaxed),
+                        Some(state) => {
+                            cells.set_raw(index as usize, W::encode(state));
+                            if let State::Won(p) | State::Lost(p) = state {
+                                schedule.push(p, index);
                             }
-                        },
-                    };
-                    let plies = match tentative {
-                        State::Won(p) | State::Lost(p) => p,
-                        _ => 0,
-                    };
-                    // A loss floor is needed later, when the counter empties: it too must fit.
-                    if plies.max(s.loss_floor) > W::MAX_PLIES {
-                        too_deep.store(true, Ordering::Relaxed);
-                        continue;
-                    }
-                    cells.set_raw(index as usize, W::encode(tentative));
-                    if let State::Won(p) | State::Lost(p) = tentative {
-                        schedule.push(p, index);
+                        }
                     }
                 }
                 let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
@@ -268,63 +268,24 @@ impl<G: Game> Context<'_, G> {
         let game = self.game;
         let cells = &run.cells;
         let g = run.generation;
-        let won_next = W::won(g + 1);
-        let lost_next = W::lost(g + 1);
         let refuting_exits = run.refuting_exits;
         let deferred = Mutex::new(Schedule::default());
         let gathered = run
             .frontier
             .walk(&run.next, |v, next| match cells.state(v as usize) {
                 State::Lost(_) => game.unmoves(v, |p| {
-                    let i = p as usize;
-                    loop {
-                        let raw = cells.raw(i);
-                        let improves = match W::decode(raw) {
-                            State::Open(_) => true,
-                            State::Won(q) => q > g + 1,
-                            _ => false,
-                        };
-                        if !improves {
-                            break;
-                        }
-                        if cells.compare_exchange(i, raw, won_next) {
-                            next.push(p);
-                            break;
-                        }
+                    if lost_successor(cells, p as usize, g) {
+                        next.push(p);
                     }
                 }),
                 State::Won(_) => game.unmoves(v, |p| {
-                    let i = p as usize;
-                    loop {
-                        let raw = cells.raw(i);
-                        match W::decode(raw) {
-                            State::Open(1) => {
-                                // The last move refuted. The loss comes now, unless an exit resists longer.
-                                let floor = if refuting_exits {
-                                    Summary::of(game, p).1.loss_floor
-                                } else {
-                                    0
-                                };
-                                if floor <= g + 1 {
-                                    if cells.compare_exchange(i, raw, lost_next) {
-                                        next.push(p);
-                                        break;
-                                    }
-                                } else if cells.compare_exchange(i, raw, W::lost(floor)) {
-                                    deferred
-                                        .lock()
-                                        .expect("no panics while holding it")
-                                        .push(floor, p);
-                                    break;
-                                }
-                            }
-                            State::Open(_) => {
-                                if cells.compare_exchange(i, raw, raw - 1) {
-                                    break;
-                                }
-                            }
-                            _ => break,
-                        }
+                    match won_successor(game, cells, p as usize, p, g, refuting_exits) {
+                        Refuted::Not => {}
+                        Refuted::Now => next.push(p),
+                        Refuted::Later(floor) => deferred
+                            .lock()
+                            .expect("no panics while holding it")
+                            .push(floor, p),
                     }
                 }),
                 _ => debug_assert!(false, "frontier position {v} is not resolved"),
@@ -332,6 +293,137 @@ impl<G: Game> Context<'_, G> {
         run.next.absorb(gathered);
         let deferred = deferred.into_inner().expect("no panics while holding it");
         run.schedule = std::mem::take(&mut run.schedule).merge(deferred);
+    }
+}
+
+/// The state a position starts in, and what its moves revealed.
+pub(crate) struct Initial {
+    /// The first state of its cell; `None` when a known distance does not fit cells of this width.
+    pub state: Option<State>,
+    /// The position has more moves than the game's bound.
+    pub too_many: bool,
+    /// The position has an exit into a win for the opponent (so a loss of it may come later than its counter says).
+    pub refuting: bool,
+}
+
+/// The first state of the cell of `index`: a hole, a tentative value (to be published at its distance), or a counter.
+pub(crate) fn initial<G: Game, W: Width>(
+    game: &G,
+    convention: PlayConvention,
+    index: u64,
+    max_moves: u64,
+) -> Initial {
+    let (node, s) = Summary::of(game, index);
+    let mut initial = Initial {
+        state: None,
+        too_many: s.moves > max_moves,
+        refuting: s.refuting_exit,
+    };
+    let tentative = match node {
+        Node::Hole => {
+            initial.state = Some(State::Hole);
+            return initial;
+        }
+        Node::Terminal(v) => match (v.outcome(), v.plies()) {
+            (Outcome::Win, Some(p)) => State::Won(p),
+            (Outcome::Loss, Some(p)) => State::Lost(p),
+            // A drawn end: an open cell that nothing ever decrements.
+            _ => State::Open(1),
+        },
+        Node::Playable => match s.exit_win {
+            Some(w) => State::Won(w),
+            None => {
+                let count = s.inside + u64::from(s.drawing_exit);
+                if count > 0 {
+                    State::Open(count.min(u64::from(W::MAX_COUNT)) as u32)
+                } else if s.refuting_exit {
+                    State::Lost(s.loss_floor)
+                } else {
+                    match convention.no_move_value().outcome() {
+                        Outcome::Win => State::Won(0),
+                        _ => State::Lost(0),
+                    }
+                }
+            }
+        },
+    };
+    let plies = match tentative {
+        State::Won(p) | State::Lost(p) => p,
+        _ => 0,
+    };
+    // A loss floor is needed later, when the counter empties: it too must fit.
+    if plies.max(s.loss_floor) <= W::MAX_PLIES {
+        initial.state = Some(tentative);
+    }
+    initial
+}
+
+/// A successor of the position in cell `i` was lost at `g`: the position is won at `g + 1` unless it already has a
+/// win as fast. Returns whether it joins the next frontier (true for exactly one caller).
+#[inline]
+pub(crate) fn lost_successor<W: Width>(cells: &Cells<W>, i: usize, g: u32) -> bool {
+    let won_next = W::won(g + 1);
+    loop {
+        let raw = cells.raw(i);
+        let improves = match W::decode(raw) {
+            State::Open(_) => true,
+            State::Won(q) => q > g + 1,
+            _ => false,
+        };
+        if !improves {
+            return false;
+        }
+        if cells.compare_exchange(i, raw, won_next) {
+            return true;
+        }
+    }
+}
+
+/// What a successor won at `g` did to a still open position.
+pub(crate) enum Refuted {
+    /// Nothing, or one more move refuted.
+    Not,
+    /// Its last move refuted: lost at `g + 1`, in the next frontier.
+    Now,
+    /// Its last move refuted, but an exit resists longer: lost at this later generation, to be scheduled.
+    Later(u32),
+}
+
+/// A successor of the position `p` (in cell `i`) was won at `g`: one more of its moves is refuted.
+#[inline]
+pub(crate) fn won_successor<G: Game, W: Width>(
+    game: &G,
+    cells: &Cells<W>,
+    i: usize,
+    p: u64,
+    g: u32,
+    refuting_exits: bool,
+) -> Refuted {
+    loop {
+        let raw = cells.raw(i);
+        match W::decode(raw) {
+            State::Open(1) => {
+                // The last move refuted. The loss comes now, unless an exit resists longer.
+                let floor = if refuting_exits {
+                    Summary::of(game, p).1.loss_floor
+                } else {
+                    0
+                };
+                if floor <= g + 1 {
+                    if cells.compare_exchange(i, raw, W::lost(g + 1)) {
+                        return Refuted::Now;
+                    }
+                } else if cells.compare_exchange(i, raw, W::lost(floor)) {
+                    return Refuted::Later(floor);
+                }
+            }
+            State::Open(_) => {
+                if cells.compare_exchange(i, raw, raw - 1) {
+                    return Refuted::Not;
+                }
+            }
+            _ => return Refuted::Not,
+        }
     }
 }
 

@@ -2,28 +2,8 @@
 
 mod common;
 
-use common::{Entry, ListGame, Rng};
+use common::{Entry, ListGame, random_graph};
 use retro_engine::{Move, PlayConvention, Solution, SolveOptions, Value, certify, solve};
-
-/// The benchmark's kind of graph, smaller: Poisson-like out-degrees, most moves to lower positions, some anywhere.
-fn random_graph(n: usize, seed: u64) -> ListGame {
-    let mut rng = Rng(seed);
-    let adjacency: Vec<Vec<usize>> = (0..n)
-        .map(|v| {
-            let degree = (0..6).filter(|_| rng.chance(50)).count();
-            (0..degree)
-                .map(|_| {
-                    if v > 0 && rng.chance(95) {
-                        rng.below(v as u64) as usize
-                    } else {
-                        rng.below(n as u64) as usize
-                    }
-                })
-                .collect()
-        })
-        .collect();
-    ListGame::from_graph(&adjacency)
-}
 
 fn solve_with_threads(game: &ListGame, threads: usize, options: &SolveOptions) -> Solution {
     rayon::ThreadPoolBuilder::new()

@@ -184,3 +184,73 @@ impl Rng {
         self.below(100) < percent
     }
 }
+
+pub fn random_value(rng: &mut Rng) -> Value {
+    match rng.below(3) {
+        0 => Value::win(rng.below(6) as u32),
+        1 => Value::loss(rng.below(6) as u32),
+        _ => Value::DRAW,
+    }
+}
+
+/// A random game: `positions` positions; impartial (one index per position) or partizan (index 2p + mover, a move of
+/// either player leading to the other player's turn). Holes, terminal positions, exits and repeated moves appear.
+pub fn random_game(rng: &mut Rng, partizan: bool, with_exits: bool) -> ListGame {
+    let positions = 1 + rng.below(9) as usize;
+    let density = 1 + rng.below(4);
+    let movers = if partizan { 2 } else { 1 };
+    let n = positions * movers;
+    let hole: Vec<bool> = (0..positions)
+        .map(|p| p > 0 && with_exits && rng.chance(8))
+        .collect();
+    let live: Vec<usize> = (0..positions).filter(|&p| !hole[p]).collect();
+    let mut entries = Vec::with_capacity(n);
+    for index in 0..n {
+        let (position, mover) = (index / movers, index % movers);
+        if hole[position] {
+            entries.push(Entry::Hole);
+            continue;
+        }
+        if with_exits && rng.chance(5) {
+            entries.push(Entry::Terminal(random_value(rng)));
+            continue;
+        }
+        let count = rng.below(2 * density + 1);
+        let mut moves = Vec::new();
+        for _ in 0..count {
+            if with_exits && rng.chance(15) {
+                moves.push(Move::Exit(random_value(rng)));
+            } else {
+                let to = live[rng.below(live.len() as u64) as usize];
+                let to_index = to * movers + (1 - mover) * (movers - 1);
+                moves.push(Move::To(to_index as u64));
+                if rng.chance(10) {
+                    // A repeated move.
+                    moves.push(Move::To(to_index as u64));
+                }
+            }
+        }
+        entries.push(Entry::Moves(moves));
+    }
+    ListGame::new(entries)
+}
+
+/// The benchmark's kind of graph, smaller: Poisson-like out-degrees, most moves to lower positions, some anywhere.
+pub fn random_graph(n: usize, seed: u64) -> ListGame {
+    let mut rng = Rng(seed);
+    let adjacency: Vec<Vec<usize>> = (0..n)
+        .map(|v| {
+            let degree = (0..6).filter(|_| rng.chance(50)).count();
+            (0..degree)
+                .map(|_| {
+                    if v > 0 && rng.chance(95) {
+                        rng.below(v as u64) as usize
+                    } else {
+                        rng.below(n as u64) as usize
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    ListGame::from_graph(&adjacency)
+}

@@ -1,0 +1,986 @@
+//! Out of core: the generations of `solve`, slice by slice through files of a work directory, with checkpoints.
+//!
+//! The index space is cut into slices of `2^shift` indices, as long as the memory budget allows for one slice of
+//! cells (and never more than [`MAX_SLICES`] slices, so that the bucket files stay few). Only one slice of cells is
+//! ever resident; everything else is a file, read and written whole and in order:
+//!
+//! ```text
+//!   cells-<slice>-<tag>   the cells of one slice (native byte order), rewritten when a generation changes them
+//!   frontier-<tag>        the frontier of the current generation: sorted u64 entries `index << 1 | won`
+//!   bucket-<slice>        the updates a generation sends to one slice: u32 entries `offset << 1 | won`
+//!   manifest              the last checkpoint: which files hold the state, and the generation
+//! ```
+//!
+//! A generation *scatters* its frontier (read in chunks, `unmoves` in parallel) into one bucket per target slice,
+//! then *applies* each bucket with only its slice resident, through the very cell transitions of the in-memory
+//! walk (`lost_successor`, `won_successor`); they do not depend on the order of the updates, so the result is
+//! bit-identical to the in-memory path. The next frontier of a slice is read off its cells afterwards: after
+//! generation `g` has been applied, the cells of the slice valued exactly `g + 1` are the positions resolved by
+//! the walk plus the scheduled values due at `g + 1` that still stand (every tentative value is scheduled at its
+//! own distance). So the schedule shrinks to counts: per slice, how many values were scheduled at each generation,
+//! which says which slices must be read to publish them and which generation comes next when a frontier is empty.
+//!
+//! Checkpoints: every file a generation writes has a fresh tag; the old files stay until the new manifest is
+//! committed (written to a temporary name, synced, renamed, directory synced), so a build killed at any moment
+//! finds either the old checkpoint or the new one, complete, and anything else in the directory is garbage from an
+//! unfinished phase, removed on resume. The manifest carries a checksum of its own text, the lengths of the files it
+//! names, and a fingerprint of the game and the play convention, so that a checkpoint of another build is refused.
+
+use std::collections::BTreeMap;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rayon::prelude::*;
+use retro_game::{Game, Move, Node, PlayConvention};
+
+use crate::cell::{Cells, State, W8, W16, W32, Width};
+use crate::mapped::Backing;
+use crate::solution::{Report, Solution};
+use crate::solve::{Refuted, initial, lost_successor, won_successor};
+use crate::{EngineError, Progress, SolveOptions};
+
+/// Every file of the engine in a work directory starts with this; nothing else there is touched.
+const PREFIX: &str = "retro-engine-";
+const MANIFEST: &str = "retro-engine-manifest";
+const MANIFEST_VERSION: &str = "retro-engine checkpoint 1";
+/// The fewest indices in a slice.
+const MIN_SLICE_SHIFT: u32 = 2;
+/// The most indices in a slice: a bucket entry holds an offset in 31 bits.
+const MAX_SLICE_SHIFT: u32 = 31;
+/// The most slices: one bucket file each is open during a scatter.
+const MAX_SLICES: u64 = 256;
+/// Frontier entries scattered per parallel step.
+const FRONTIER_CHUNK: usize = 1 << 14;
+/// Bucket entries applied per parallel step.
+const BUCKET_CHUNK: usize = 1 << 18;
+/// Indices initialised or scanned by one rayon task.
+const TASK: usize = 1 << 12;
+
+/// Solves `game` out of core in `dir` (see the module documentation).
+pub fn solve<G: Game>(
+    game: &G,
+    options: &SolveOptions,
+    dir: &Path,
+    budget: u64,
+    bits: u32,
+    progress: &(dyn Fn(&Progress) + Sync),
+) -> Result<Solution, EngineError> {
+    fs::create_dir_all(dir)?;
+    let fingerprint = fingerprint(game, options.convention);
+    let mut sliced = Sliced {
+        game,
+        convention: options.convention,
+        dir: dir.to_owned(),
+        budget,
+        progress,
+        report: Report::default(),
+        steps: 0,
+        crash_after: options.testing.crash_after,
+        sync: !options.testing.skip_sync,
+    };
+    if options.fresh {
+        sliced.remove_files(|_| true)?;
+    }
+    let resumed = match read_manifest(dir)? {
+        Some(state) if state.fingerprint == fingerprint && state.size == game.size() => {
+            sliced.check_files(&state)?;
+            sliced.remove_files(|name| !state.references(name))?;
+            sliced.report.resumed_at = Some(state.generation);
+            Some(state)
+        }
+        Some(_) => {
+            return Err(EngineError::Checkpoint(format!(
+                "{} holds a checkpoint of another game or play convention",
+                dir.display()
+            )));
+        }
+        None => {
+            sliced.remove_files(|_| true)?;
+            None
+        }
+    };
+    let state = match resumed {
+        Some(state) => state,
+        None => {
+            let needed = disk_estimate(game.size(), bits);
+            let available = match options.testing.free_space {
+                Some(free) => free,
+                None => free_space(dir)?,
+            };
+            if needed > available {
+                return Err(EngineError::NoSpace {
+                    dir: dir.to_owned(),
+                    needed,
+                    available,
+                });
+            }
+            sliced.start(bits, fingerprint)?
+        }
+    };
+    sliced.dispatch(state)
+}
+
+/// What the scratch files of a build take at most, as far as can be told before it starts: two versions of the
+/// cells, two frontiers and a generation's buckets, taken as half the table each.
+fn disk_estimate(size: u64, bits: u32) -> u64 {
+    let cells = size.saturating_mul(u64::from(bits) / 8);
+    cells
+        .saturating_mul(2)
+        .saturating_add(size.saturating_mul(8))
+        .saturating_add(size.saturating_mul(2))
+        .saturating_add(1 << 20)
+}
+
+/// Bytes free for an unprivileged user on the file system of `dir`.
+fn free_space(dir: &Path) -> io::Result<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).map_err(io::Error::other)?;
+    // SAFETY: statvfs only writes into the zeroed struct we pass, and `path` is a valid NUL-terminated string that
+    // outlives the call.
+    let mut stat: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    if unsafe { libc::statvfs(path.as_ptr(), &mut stat) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok((stat.f_bavail as u64).saturating_mul(stat.f_frsize as u64))
+}
+
+/// A checkpoint: everything needed to carry on from the start of `generation`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Checkpoint {
+    fingerprint: u64,
+    size: u64,
+    /// Cell width in bits.
+    bits: u32,
+    /// Slices hold `1 << shift` indices.
+    shift: u32,
+    generation: u32,
+    /// The frontier of `generation` (its scheduled values included) and its length.
+    frontier_tag: u64,
+    frontier_len: u64,
+    /// Positions resolved before `generation`.
+    resolved: u64,
+    refuting_exits: bool,
+    /// The tag of the next files to be written is `epoch + 1`.
+    epoch: u64,
+    /// Per slice, the tag of its cells file.
+    cell_tags: Vec<u64>,
+    /// Per slice, how many values were scheduled at each generation after `generation`.
+    seeds: Vec<BTreeMap<u32, u64>>,
+}
+
+impl Checkpoint {
+    fn slices(&self) -> usize {
+        self.cell_tags.len()
+    }
+
+    fn slice_range(&self, slice: usize) -> (u64, usize) {
+        let base = (slice as u64) << self.shift;
+        let len = (self.size - base).min(1 << self.shift);
+        (base, len as usize)
+    }
+
+    fn references(&self, name: &str) -> bool {
+        name == MANIFEST
+            || name == frontier_name(self.frontier_tag)
+            || self
+                .cell_tags
+                .iter()
+                .enumerate()
+                .any(|(s, &tag)| name == cells_name(s, tag))
+    }
+
+    /// The earliest generation with scheduled values, in any slice.
+    fn next_scheduled(&self) -> Option<u32> {
+        self.seeds
+            .iter()
+            .filter_map(|m| m.keys().next().copied())
+            .min()
+    }
+
+    fn to_text(&self) -> String {
+        let mut text = format!(
+            "{MANIFEST_VERSION}\nfingerprint {:016x}\nsize {}\nbits {}\nshift {}\ngeneration {}\nfrontier {} {}\n\
+             resolved {}\nrefuting {}\nepoch {}\ncells",
+            self.fingerprint,
+            self.size,
+            self.bits,
+            self.shift,
+            self.generation,
+            self.frontier_tag,
+            self.frontier_len,
+            self.resolved,
+            u8::from(self.refuting_exits),
+            self.epoch
+        );
+        for tag in &self.cell_tags {
+            text.push_str(&format!(" {tag}"));
+        }
+        text.push('\n');
+        for (slice, seeds) in self.seeds.iter().enumerate() {
+            if seeds.is_empty() {
+                continue;
+            }
+            text.push_str(&format!("seeds {slice}"));
+            for (g, n) in seeds {
+                text.push_str(&format!(" {g}:{n}"));
+            }
+            text.push('\n');
+        }
+        let sum = checksum(text.as_bytes());
+        text.push_str(&format!("checksum {sum:016x}\n"));
+        text
+    }
+
+    fn from_text(text: &str) -> Result<Checkpoint, String> {
+        let body_end = text
+            .rfind("checksum ")
+            .ok_or("the manifest has no checksum")?;
+        let (body, tail) = text.split_at(body_end);
+        let sum = u64::from_str_radix(tail.trim_start_matches("checksum ").trim(), 16)
+            .map_err(|_| "the manifest's checksum is malformed")?;
+        if sum != checksum(body.as_bytes()) {
+            return Err("the manifest's checksum does not match".into());
+        }
+        let mut lines = body.lines();
+        if lines.next() != Some(MANIFEST_VERSION) {
+            return Err("the manifest is of another version".into());
+        }
+        let mut fields: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        let mut seeds_lines = Vec::new();
+        for line in lines {
+            let mut words = line.split_whitespace();
+            let key = words.next().ok_or("the manifest has an empty line")?;
+            if key == "seeds" {
+                seeds_lines.push(words.collect::<Vec<_>>());
+            } else {
+                fields.insert(key, words.collect());
+            }
+        }
+        let word = |key: &str, i: usize| -> Result<&str, String> {
+            fields
+                .get(key)
+                .and_then(|w| w.get(i).copied())
+                .ok_or_else(|| format!("the manifest lacks {key}"))
+        };
+        let num = |key: &str, i: usize| -> Result<u64, String> {
+            word(key, i)?
+                .parse()
+                .map_err(|_| format!("the manifest's {key} is malformed"))
+        };
+        let fingerprint = u64::from_str_radix(word("fingerprint", 0)?, 16)
+            .map_err(|_| "the manifest's fingerprint is malformed")?;
+        let cell_tags = fields
+            .get("cells")
+            .ok_or("the manifest lacks cells")?
+            .iter()
+            .map(|w| w.parse().map_err(|_| "the manifest's cells are malformed"))
+            .collect::<Result<Vec<u64>, _>>()?;
+        let mut seeds = vec![BTreeMap::new(); cell_tags.len()];
+        for line in seeds_lines {
+            let slice: usize = line
+                .first()
+                .and_then(|w| w.parse().ok())
+                .filter(|&s| s < cell_tags.len())
+                .ok_or("the manifest's seeds are malformed")?;
+            for pair in &line[1..] {
+                let (g, n) = pair
+                    .split_once(':')
+                    .and_then(|(g, n)| Some((g.parse().ok()?, n.parse().ok()?)))
+                    .ok_or("the manifest's seeds are malformed")?;
+                seeds[slice].insert(g, n);
+            }
+        }
+        let checkpoint = Checkpoint {
+            fingerprint,
+            size: num("size", 0)?,
+            bits: num("bits", 0)? as u32,
+            shift: num("shift", 0)? as u32,
+            generation: num("generation", 0)? as u32,
+            frontier_tag: num("frontier", 0)?,
+            frontier_len: num("frontier", 1)?,
+            resolved: num("resolved", 0)?,
+            refuting_exits: num("refuting", 0)? == 1,
+            epoch: num("epoch", 0)?,
+            cell_tags,
+            seeds,
+        };
+        let slices_needed = if checkpoint.shift > MAX_SLICE_SHIFT {
+            None
+        } else {
+            Some(checkpoint.size.div_ceil(1 << checkpoint.shift))
+        };
+        if ![8, 16, 32].contains(&checkpoint.bits)
+            || slices_needed != Some(checkpoint.cell_tags.len() as u64)
+        {
+            return Err("the manifest's slices do not cover the table".into());
+        }
+        Ok(checkpoint)
+    }
+}
+
+fn cells_name(slice: usize, tag: u64) -> String {
+    format!("{PREFIX}cells-{slice}-{tag}")
+}
+
+fn frontier_name(tag: u64) -> String {
+    format!("{PREFIX}frontier-{tag}")
+}
+
+fn bucket_name(slice: usize) -> String {
+    format!("{PREFIX}bucket-{slice}")
+}
+
+/// FNV-1a over the bytes: the manifest's own checksum and the game's fingerprint.
+fn checksum(bytes: &[u8]) -> u64 {
+    let mut hash = 0xcbf2_9ce4_8422_2325_u64;
+    for &b in bytes {
+        hash = (hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    hash
+}
+
+/// A fingerprint of the game and the convention: the size, the move bound and the moves of up to 257 positions
+/// spread over the table. A checkpoint is only resumed by a build with the same fingerprint.
+fn fingerprint<G: Game>(game: &G, convention: PlayConvention) -> u64 {
+    let size = game.size();
+    let mut text = format!("{size} {} {convention:?}", game.max_moves());
+    if size > 0 {
+        for k in 0..=256u64 {
+            let index = ((u128::from(size - 1) * u128::from(k)) / 256) as u64;
+            let node = game.expand(index, |m| match m {
+                Move::To(q) => text.push_str(&format!(" {q}")),
+                Move::Exit(v) => text.push_str(&format!(" {v:?}")),
+            });
+            let node = match node {
+                Node::Hole => "h".to_string(),
+                Node::Terminal(v) => format!("t{v:?}"),
+                Node::Playable => "p".to_string(),
+            };
+            text.push_str(&node);
+        }
+    }
+    checksum(text.as_bytes())
+}
+
+fn read_manifest(dir: &Path) -> Result<Option<Checkpoint>, EngineError> {
+    match fs::read_to_string(dir.join(MANIFEST)) {
+        Ok(text) => Checkpoint::from_text(&text)
+            .map(Some)
+            .map_err(EngineError::Checkpoint),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The indices per slice, as a power of two: one slice of cells takes at most half the budget (the other half is
+/// for the buffers), within the bounds on slice size and count.
+fn slice_shift(size: u64, bits: u32, budget: u64) -> u32 {
+    let cells = (budget / 2 / (u64::from(bits) / 8)).max(1);
+    let by_budget = 63 - cells.leading_zeros();
+    let by_count = size
+        .div_ceil(MAX_SLICES)
+        .max(1)
+        .next_power_of_two()
+        .trailing_zeros();
+    by_budget
+        .max(by_count)
+        .clamp(MIN_SLICE_SHIFT, MAX_SLICE_SHIFT)
+}
+
+struct Sliced<'a, G> {
+    game: &'a G,
+    convention: PlayConvention,
+    dir: PathBuf,
+    budget: u64,
+    progress: &'a (dyn Fn(&Progress) + Sync),
+    report: Report,
+    steps: u64,
+    crash_after: Option<u64>,
+    /// Whether files are synced before a checkpoint names them.
+    sync: bool,
+}
+
+impl<G: Game> Sliced<'_, G> {
+    /// Counts a step of work; the test hook stops the build here as a crash would.
+    fn step(&mut self) -> Result<(), EngineError> {
+        self.steps += 1;
+        match self.crash_after {
+            Some(limit) if self.steps > limit => Err(EngineError::Interrupted),
+            _ => Ok(()),
+        }
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.join(name)
+    }
+
+    /// Removes the engine's files of the work directory whose names `doomed` picks.
+    fn remove_files(&self, doomed: impl Fn(&str) -> bool) -> io::Result<()> {
+        for entry in fs::read_dir(&self.dir)? {
+            let entry = entry?;
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else { continue };
+            if name.starts_with(PREFIX) && doomed(name) {
+                fs::remove_file(entry.path())?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks that the files a checkpoint names are there, whole.
+    fn check_files(&self, state: &Checkpoint) -> Result<(), EngineError> {
+        let cell_bytes = u64::from(state.bits / 8);
+        let mut expected = vec![(frontier_name(state.frontier_tag), state.frontier_len * 8)];
+        for (s, &tag) in state.cell_tags.iter().enumerate() {
+            expected.push((
+                cells_name(s, tag),
+                state.slice_range(s).1 as u64 * cell_bytes,
+            ));
+        }
+        for (name, len) in expected {
+            let found = fs::metadata(self.path(&name)).map(|m| m.len()).ok();
+            if found != Some(len) {
+                return Err(EngineError::Checkpoint(format!(
+                    "{name} is missing or has the wrong length"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes `bytes` as a new file, synced: a checkpoint may name it once this returns.
+    fn write_file(&mut self, name: &str, bytes: &[u8]) -> io::Result<()> {
+        let mut file = File::create(self.path(name))?;
+        file.write_all(bytes)?;
+        if self.sync {
+            file.sync_data()?;
+        }
+        self.report.bytes_written += bytes.len() as u64;
+        Ok(())
+    }
+
+    fn read_file_into(&mut self, name: &str, bytes: &mut [u8]) -> io::Result<()> {
+        File::open(self.path(name))?.read_exact(bytes)?;
+        self.report.bytes_read += bytes.len() as u64;
+        Ok(())
+    }
+
+    /// Commits a checkpoint (temporary file, sync, rename, directory sync) and removes what it no longer names.
+    fn commit(&mut self, state: &Checkpoint) -> Result<(), EngineError> {
+        let temporary = format!("{MANIFEST}.tmp");
+        self.write_file(&temporary, state.to_text().as_bytes())?;
+        fs::rename(self.path(&temporary), self.path(MANIFEST))?;
+        if self.sync {
+            File::open(&self.dir)?.sync_all()?;
+        }
+        self.report.checkpoints += 1;
+        self.remove_files(|name| !state.references(name))?;
+        self.step()
+    }
+
+    fn start(&mut self, bits: u32, fingerprint: u64) -> Result<Checkpoint, EngineError> {
+        let started = match bits {
+            8 => self.initialise::<W8>(fingerprint)?,
+            16 => self.initialise::<W16>(fingerprint)?,
+            _ => self.initialise::<W32>(fingerprint)?,
+        };
+        match started {
+            Some(state) => Ok(state),
+            None if bits < 32 => {
+                self.remove_files(|_| true)?;
+                self.start(bits * 2, fingerprint)
+            }
+            None => Err(EngineError::TooDeep),
+        }
+    }
+
+    fn dispatch(&mut self, state: Checkpoint) -> Result<Solution, EngineError> {
+        self.report.slices = state.slices() as u64;
+        self.report.slice_positions = 1 << state.shift;
+        match state.bits {
+            8 => self.run::<W8>(state),
+            16 => self.run::<W16>(state),
+            _ => self.run::<W32>(state),
+        }
+    }
+
+    /// Initialises the cells slice by slice, as the in-memory engine does; `None` when a known distance does not fit
+    /// cells of width `W`.
+    fn initialise<W: Width>(
+        &mut self,
+        fingerprint: u64,
+    ) -> Result<Option<Checkpoint>, EngineError> {
+        let game = self.game;
+        let size = game.size();
+        let max_moves = game.max_moves();
+        let shift = slice_shift(size, W::BITS, self.budget);
+        let slices = size.div_ceil(1 << shift) as usize;
+        let mut state = Checkpoint {
+            fingerprint,
+            size,
+            bits: W::BITS,
+            shift,
+            generation: 0,
+            frontier_tag: 1,
+            frontier_len: 0,
+            resolved: 0,
+            refuting_exits: false,
+            epoch: 1,
+            cell_tags: vec![1; slices],
+            seeds: vec![BTreeMap::new(); slices],
+        };
+        let mut buffer = Cells::<W>::new(1 << shift, &Backing::Memory)?;
+        let mut frontier = FrontierWriter::create(&self.path(&frontier_name(1)))?;
+        for slice in 0..slices {
+            let (base, len) = state.slice_range(slice);
+            let too_deep = AtomicBool::new(false);
+            let too_many = AtomicBool::new(false);
+            let refuting = AtomicBool::new(false);
+            let cells = &buffer;
+            let seeds = (0..len.div_ceil(TASK))
+                .into_par_iter()
+                .fold(BTreeMap::new, |mut seeds: BTreeMap<u32, u64>, task| {
+                    for offset in task * TASK..((task + 1) * TASK).min(len) {
+                        let index = base + offset as u64;
+                        let initial = initial::<G, W>(game, self.convention, index, max_moves);
+                        if initial.too_many {
+                            too_many.store(true, Ordering::Relaxed);
+                        }
+                        if initial.refuting {
+                            refuting.store(true, Ordering::Relaxed);
+                        }
+                        match initial.state {
+                            None => too_deep.store(true, Ordering::Relaxed),
+                            Some(state) => {
+                                cells.set_raw(offset, W::encode(state));
+                                if let State::Won(p) | State::Lost(p) = state {
+                                    *seeds.entry(p).or_default() += 1;
+                                }
+                            }
+                        }
+                    }
+                    seeds
+                })
+                .reduce(BTreeMap::new, merge_counts);
+            if too_many.load(Ordering::Relaxed) {
+                return Err(EngineError::GameContract(format!(
+                    "a position has more moves than the game's bound of {max_moves}"
+                )));
+            }
+            if too_deep.load(Ordering::Relaxed) {
+                return Ok(None);
+            }
+            state.refuting_exits |= refuting.load(Ordering::Relaxed);
+            state.seeds[slice] = seeds;
+            if state.seeds[slice].remove(&0).is_some() {
+                frontier.extend(&due(&buffer, base, len, 0))?;
+            }
+            self.write_file(&cells_name(slice, 1), buffer.bytes(len))?;
+            (self.progress)(&Progress::Initialising {
+                done: base + len as u64,
+                size,
+            });
+            self.step()?;
+        }
+        state.frontier_len = frontier.finish(&mut self.report, self.sync)?;
+        self.commit(&state)?;
+        Ok(Some(state))
+    }
+
+    fn run<W: Width>(&mut self, mut state: Checkpoint) -> Result<Solution, EngineError> {
+        let mut buffer = Cells::<W>::new(1 << state.shift, &Backing::Memory)?;
+        loop {
+            let g = state.generation;
+            if state.frontier_len == 0 {
+                match state.next_scheduled() {
+                    Some(later) => {
+                        self.publish::<W>(&mut state, &mut buffer, later)?;
+                        continue;
+                    }
+                    None => break,
+                }
+            }
+            if g + 1 > W::MAX_PLIES {
+                if W::BITS == W::Wider::BITS {
+                    return Err(EngineError::TooDeep);
+                }
+                drop(buffer);
+                let wider = self.widen::<W>(state)?;
+                return self.dispatch(wider);
+            }
+            state.resolved += state.frontier_len;
+            (self.progress)(&Progress::Generation {
+                generation: g,
+                frontier: state.frontier_len,
+                resolved: state.resolved,
+            });
+            let buckets = self.scatter(&state)?;
+            self.apply::<W>(&mut state, &mut buffer, &buckets)?;
+        }
+        self.finish::<W>(state)
+    }
+
+    /// Generation `later` comes with an empty frontier but values scheduled for it: reads the slices that have some.
+    fn publish<W: Width>(
+        &mut self,
+        state: &mut Checkpoint,
+        buffer: &mut Cells<W>,
+        later: u32,
+    ) -> Result<(), EngineError> {
+        let tag = state.epoch + 1;
+        let mut frontier = FrontierWriter::create(&self.path(&frontier_name(tag)))?;
+        for slice in 0..state.slices() {
+            if state.seeds[slice].remove(&later).is_none() {
+                continue;
+            }
+            let (base, len) = state.slice_range(slice);
+            self.read_file_into(
+                &cells_name(slice, state.cell_tags[slice]),
+                buffer.bytes_mut(len),
+            )?;
+            frontier.extend(&due(buffer, base, len, later))?;
+        }
+        state.frontier_len = frontier.finish(&mut self.report, self.sync)?;
+        state.frontier_tag = tag;
+        state.epoch = tag;
+        state.generation = later;
+        self.commit(state)
+    }
+
+    /// Walks back from the frontier: writes one bucket of updates per target slice; returns their entry counts.
+    fn scatter(&mut self, state: &Checkpoint) -> Result<Vec<u64>, EngineError> {
+        let game = self.game;
+        let slices = state.slices();
+        let shift = state.shift;
+        let buffer_bytes = (self.budget / 4 / slices as u64).clamp(1 << 12, 1 << 20) as usize;
+        // A bucket file is created when its first entry comes: a thin generation touches few slices.
+        let mut writers: Vec<Option<BufWriter<File>>> = (0..slices).map(|_| None).collect();
+        let mut counts = vec![0u64; slices];
+        let mut file = File::open(self.path(&frontier_name(state.frontier_tag)))?;
+        let mut bytes = vec![0u8; FRONTIER_CHUNK * 8];
+        let mut remaining = state.frontier_len as usize;
+        while remaining > 0 {
+            let n = remaining.min(FRONTIER_CHUNK);
+            file.read_exact(&mut bytes[..n * 8])?;
+            self.report.bytes_read += n as u64 * 8;
+            remaining -= n;
+            let updates = bytes[..n * 8]
+                .par_chunks_exact(8)
+                .with_min_len(64)
+                .fold(
+                    || vec![Vec::new(); slices],
+                    |mut out: Vec<Vec<u32>>, entry| {
+                        let entry = u64::from_ne_bytes(entry.try_into().expect("8 bytes"));
+                        let won = (entry & 1) as u32;
+                        game.unmoves(entry >> 1, |p| {
+                            let offset = (p & ((1 << shift) - 1)) as u32;
+                            out[(p >> shift) as usize].push(offset << 1 | won);
+                        });
+                        out
+                    },
+                )
+                .reduce(
+                    || vec![Vec::new(); slices],
+                    |mut a, b| {
+                        for (x, mut y) in a.iter_mut().zip(b) {
+                            x.append(&mut y);
+                        }
+                        a
+                    },
+                );
+            for (slice, entries) in updates.iter().enumerate() {
+                if entries.is_empty() {
+                    continue;
+                }
+                let writer = match &mut writers[slice] {
+                    Some(writer) => writer,
+                    empty => empty.insert(BufWriter::with_capacity(
+                        buffer_bytes,
+                        File::create(self.path(&bucket_name(slice)))?,
+                    )),
+                };
+                for e in entries {
+                    writer.write_all(&e.to_ne_bytes())?;
+                }
+                counts[slice] += entries.len() as u64;
+                self.report.bytes_written += entries.len() as u64 * 4;
+            }
+            self.step()?;
+        }
+        for w in writers.into_iter().flatten() {
+            w.into_inner().map_err(|e| e.into_error())?;
+        }
+        Ok(counts)
+    }
+
+    /// Applies each slice's bucket with only that slice resident, reads the next frontier off the cells, and commits
+    /// generation `g + 1`.
+    // A slice's number indexes its bucket, its cells and its schedule alike.
+    #[allow(clippy::needless_range_loop)]
+    fn apply<W: Width>(
+        &mut self,
+        state: &mut Checkpoint,
+        buffer: &mut Cells<W>,
+        buckets: &[u64],
+    ) -> Result<(), EngineError> {
+        let game = self.game;
+        let g = state.generation;
+        let tag = state.epoch + 1;
+        let refuting_exits = state.refuting_exits;
+        let mut frontier = FrontierWriter::create(&self.path(&frontier_name(tag)))?;
+        let mut bytes =
+            vec![0u8; BUCKET_CHUNK.min(buckets.iter().copied().max().unwrap_or(0) as usize) * 4];
+        for slice in 0..state.slices() {
+            let scheduled = state.seeds[slice].remove(&(g + 1)).is_some();
+            if buckets[slice] == 0 && !scheduled {
+                continue;
+            }
+            let (base, len) = state.slice_range(slice);
+            self.read_file_into(
+                &cells_name(slice, state.cell_tags[slice]),
+                buffer.bytes_mut(len),
+            )?;
+            let mut remaining = buckets[slice] as usize;
+            let mut file = match remaining {
+                0 => None,
+                _ => Some(File::open(self.path(&bucket_name(slice)))?),
+            };
+            while let Some(file) = file.as_mut().filter(|_| remaining > 0) {
+                let n = remaining.min(BUCKET_CHUNK);
+                file.read_exact(&mut bytes[..n * 4])?;
+                self.report.bytes_read += n as u64 * 4;
+                remaining -= n;
+                let cells = &*buffer;
+                let deferred = bytes[..n * 4]
+                    .par_chunks_exact(4)
+                    .with_min_len(256)
+                    .fold(Vec::new, |mut deferred: Vec<u32>, entry| {
+                        let entry = u32::from_ne_bytes(entry.try_into().expect("4 bytes"));
+                        let offset = (entry >> 1) as usize;
+                        if entry & 1 == 0 {
+                            lost_successor(cells, offset, g);
+                        } else if let Refuted::Later(floor) = won_successor(
+                            game,
+                            cells,
+                            offset,
+                            base + offset as u64,
+                            g,
+                            refuting_exits,
+                        ) {
+                            deferred.push(floor);
+                        }
+                        deferred
+                    })
+                    .reduce(Vec::new, |mut a, mut b| {
+                        a.append(&mut b);
+                        a
+                    });
+                for floor in deferred {
+                    *state.seeds[slice].entry(floor).or_default() += 1;
+                }
+            }
+            drop(file);
+            frontier.extend(&due(buffer, base, len, g + 1))?;
+            if buckets[slice] > 0 {
+                self.write_file(&cells_name(slice, tag), buffer.bytes(len))?;
+                state.cell_tags[slice] = tag;
+            }
+            self.step()?;
+        }
+        for (slice, &entries) in buckets.iter().enumerate() {
+            if entries > 0 {
+                fs::remove_file(self.path(&bucket_name(slice)))?;
+            }
+        }
+        state.frontier_len = frontier.finish(&mut self.report, self.sync)?;
+        state.frontier_tag = tag;
+        state.epoch = tag;
+        state.generation = g + 1;
+        self.commit(state)
+    }
+
+    /// Rewrites the cells twice as wide, in slices half as long when the budget asks for it.
+    fn widen<W: Width>(&mut self, state: Checkpoint) -> Result<Checkpoint, EngineError> {
+        let shift = slice_shift(state.size, W::Wider::BITS, self.budget).min(state.shift);
+        let per_old = 1usize << (state.shift - shift);
+        let slices = state.size.div_ceil(1 << shift) as usize;
+        let tag = state.epoch + 1;
+        let mut wider = Checkpoint {
+            bits: W::Wider::BITS,
+            shift,
+            epoch: tag,
+            cell_tags: vec![tag; slices],
+            seeds: vec![BTreeMap::new(); slices],
+            ..state.clone()
+        };
+        let mut old = Cells::<W>::new(1 << state.shift, &Backing::Memory)?;
+        let mut new = Cells::<W::Wider>::new(1 << shift, &Backing::Memory)?;
+        for slice in 0..state.slices() {
+            let (_, len) = state.slice_range(slice);
+            self.read_file_into(
+                &cells_name(slice, state.cell_tags[slice]),
+                old.bytes_mut(len),
+            )?;
+            for part in 0..per_old {
+                let target = slice * per_old + part;
+                if target >= slices {
+                    break;
+                }
+                let (_, new_len) = wider.slice_range(target);
+                let start = part << shift;
+                let (source, target_cells) = (&old, &new);
+                (0..new_len)
+                    .into_par_iter()
+                    .with_min_len(TASK)
+                    .for_each(|i| {
+                        target_cells.set_raw(i, W::Wider::encode(source.state(start + i)));
+                    });
+                // Stale counts would only cost a needless read: a slice inherits those of the slice it came from.
+                wider.seeds[target] = state.seeds[slice].clone();
+                self.write_file(&cells_name(target, tag), new.bytes(new_len))?;
+            }
+            self.step()?;
+        }
+        self.commit(&wider)?;
+        Ok(wider)
+    }
+
+    /// Gathers the slices into one file-backed array for the [`Solution`] and removes the scratch files.
+    fn finish<W: Width>(&mut self, state: Checkpoint) -> Result<Solution, EngineError> {
+        let mut cells =
+            Cells::<W>::new(state.size as usize, &Backing::Directory(self.dir.clone()))?;
+        for slice in 0..state.slices() {
+            let (base, len) = state.slice_range(slice);
+            let cell_bytes = (W::BITS / 8) as usize;
+            let start = base as usize * cell_bytes;
+            let name = cells_name(slice, state.cell_tags[slice]);
+            let all = cells.bytes_mut(state.size as usize);
+            File::open(self.path(&name))?.read_exact(&mut all[start..start + len * cell_bytes])?;
+            self.report.bytes_read += (len * cell_bytes) as u64;
+        }
+        // The manifest first: a crash while cleaning up must not leave a checkpoint naming removed files.
+        fs::remove_file(self.path(MANIFEST))?;
+        self.remove_files(|_| true)?;
+        Ok(Solution::new(W::into_solved(cells), state.generation).with_report(self.report.clone()))
+    }
+}
+
+/// The indices of a resident slice whose cells hold a value of exactly `g` plies, as frontier entries.
+fn due<W: Width>(cells: &Cells<W>, base: u64, len: usize, g: u32) -> Vec<u64> {
+    if g > W::MAX_PLIES {
+        return Vec::new();
+    }
+    let (won, lost) = (W::won(g), W::lost(g));
+    (0..len.div_ceil(TASK))
+        .into_par_iter()
+        .map(|task| {
+            let mut found = Vec::new();
+            for offset in task * TASK..((task + 1) * TASK).min(len) {
+                let raw = cells.raw(offset);
+                if raw == won || raw == lost {
+                    found.push((base + offset as u64) << 1 | u64::from(raw == won));
+                }
+            }
+            found
+        })
+        .flatten()
+        .collect()
+}
+
+fn merge_counts(mut a: BTreeMap<u32, u64>, b: BTreeMap<u32, u64>) -> BTreeMap<u32, u64> {
+    for (g, n) in b {
+        *a.entry(g).or_default() += n;
+    }
+    a
+}
+
+/// Appends frontier entries to a new frontier file.
+struct FrontierWriter {
+    out: BufWriter<File>,
+    len: u64,
+}
+
+impl FrontierWriter {
+    fn create(path: &Path) -> io::Result<FrontierWriter> {
+        let file = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(path)?;
+        Ok(FrontierWriter {
+            out: BufWriter::with_capacity(1 << 16, file),
+            len: 0,
+        })
+    }
+
+    fn extend(&mut self, entries: &[u64]) -> io::Result<()> {
+        for e in entries {
+            self.out.write_all(&e.to_ne_bytes())?;
+        }
+        self.len += entries.len() as u64;
+        Ok(())
+    }
+
+    /// Syncs the file; returns its number of entries.
+    fn finish(self, report: &mut Report, sync: bool) -> io::Result<u64> {
+        let file = self.out.into_inner().map_err(|e| e.into_error())?;
+        if sync {
+            file.sync_data()?;
+        }
+        report.bytes_written += self.len * 8;
+        Ok(self.len)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Checkpoint {
+        let mut seeds = vec![BTreeMap::new(); 3];
+        seeds[1].insert(7, 2);
+        seeds[2].insert(9, 1);
+        seeds[2].insert(12, 5);
+        Checkpoint {
+            fingerprint: 0xdead_beef,
+            size: 10,
+            bits: 16,
+            shift: 2,
+            generation: 5,
+            frontier_tag: 6,
+            frontier_len: 3,
+            resolved: 4,
+            refuting_exits: true,
+            epoch: 6,
+            cell_tags: vec![1, 6, 4],
+            seeds,
+        }
+    }
+
+    #[test]
+    fn manifests_round_trip_and_refuse_damage() {
+        let state = sample();
+        let text = state.to_text();
+        assert_eq!(Checkpoint::from_text(&text), Ok(state));
+        let damaged = text.replace("generation 5", "generation 6");
+        assert!(
+            Checkpoint::from_text(&damaged)
+                .unwrap_err()
+                .contains("checksum")
+        );
+        assert!(Checkpoint::from_text(&text[..text.len() / 2]).is_err());
+    }
+
+    #[test]
+    fn slices_follow_the_budget_within_their_bounds() {
+        assert_eq!(slice_shift(1 << 20, 8, 1 << 30), 29);
+        assert_eq!(slice_shift(1 << 20, 8, 1 << 16), 15);
+        assert_eq!(slice_shift(1 << 20, 16, 1 << 16), 14);
+        // Never more than MAX_SLICES slices, never fewer than 4 indices in one.
+        assert_eq!(slice_shift(1 << 20, 8, 16), 12);
+        assert_eq!(slice_shift(10, 32, 1), MIN_SLICE_SHIFT);
+    }
+}
