@@ -3,6 +3,11 @@
 //! `offsets[p]..offsets[p + 1]` is the range of `targets` that holds the neighbours of `p`. Ten million positions
 //! with thirty million moves cost 80 MB of offsets and 120 MB of targets, and no allocation per position.
 
+use rayon::prelude::*;
+
+/// Rows per bucket of [`Csr::from_pairs`]: 16384 rows keep a bucket's counters in 64 KB.
+const BUCKET_ROWS: usize = 1 << 14;
+
 /// Adjacency lists in compressed-sparse-row form.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Csr {
@@ -14,26 +19,68 @@ pub(crate) struct Csr {
 impl Csr {
     /// Builds the rows from `(row, target)` pairs by counting sort, keeping the order of the pairs inside each row.
     /// Every row and target must be below `positions`.
-    pub(crate) fn from_pairs<'a, I>(positions: usize, pairs: I) -> Csr
+    ///
+    /// A plain counting sort over ten million rows misses the cache on every pair (the counters and the output are
+    /// hundreds of megabytes). So the pairs are first distributed, in order, into buckets of [`BUCKET_ROWS`]
+    /// consecutive rows (a few hundred sequential write streams), and each bucket is then counting-sorted on its own,
+    /// in parallel, with counters and output that fit in cache.
+    pub(crate) fn from_pairs<I>(positions: usize, pairs: I) -> Csr
     where
-        I: Iterator<Item = (u32, u32)> + Clone + 'a,
+        I: Iterator<Item = (u32, u32)> + Clone,
     {
-        let mut offsets = vec![0u64; positions + 1];
+        let buckets = positions.div_ceil(BUCKET_ROWS);
+        let bucket_of = |row: u32| row as usize / BUCKET_ROWS;
+
+        // Where each bucket's pairs start in the staging array (and in the output, which has the same order of
+        // buckets).
+        let mut bucket_start = vec![0usize; buckets + 1];
         for (row, _) in pairs.clone() {
-            offsets[row as usize + 1] += 1;
+            bucket_start[bucket_of(row) + 1] += 1;
         }
-        for p in 0..positions {
-            offsets[p + 1] += offsets[p];
+        for b in 0..buckets {
+            bucket_start[b + 1] += bucket_start[b];
         }
-        let mut targets = vec![0u32; offsets[positions] as usize];
-        // `offsets[p]` serves as the write cursor of row p - 1 shifted by one; a separate cursor array would
-        // cost another 8 bytes per position.
-        let mut cursor: Vec<u64> = offsets[..positions].to_vec();
+        let total = bucket_start[buckets];
+
+        let mut staging = vec![(0u32, 0u32); total];
+        let mut cursor = bucket_start[..buckets].to_vec();
         for (row, target) in pairs {
-            let slot = &mut cursor[row as usize];
-            targets[*slot as usize] = target;
+            let slot = &mut cursor[bucket_of(row)];
+            staging[*slot] = (row, target);
             *slot += 1;
         }
+
+        let mut offsets = vec![0u64; positions + 1];
+        offsets[positions] = total as u64;
+        let mut targets = vec![0u32; total];
+        // Cut the output into one piece per bucket: its rows' offsets and its targets.
+        let mut pieces = Vec::with_capacity(buckets);
+        let mut rest_targets = &mut targets[..];
+        for (b, rows) in offsets[..positions].chunks_mut(BUCKET_ROWS).enumerate() {
+            let (piece, rest) = rest_targets.split_at_mut(bucket_start[b + 1] - bucket_start[b]);
+            rest_targets = rest;
+            pieces.push((b, rows, piece));
+        }
+        pieces.into_par_iter().for_each(|(b, rows, piece)| {
+            let first_row = b * BUCKET_ROWS;
+            let pairs = &staging[bucket_start[b]..bucket_start[b + 1]];
+            // local[r] counts row first_row + r, then becomes its start inside the piece, then its write cursor.
+            let mut local = vec![0usize; rows.len() + 1];
+            for &(row, _) in pairs {
+                local[row as usize - first_row + 1] += 1;
+            }
+            for r in 0..rows.len() {
+                local[r + 1] += local[r];
+            }
+            for (r, offset) in rows.iter_mut().enumerate() {
+                *offset = (bucket_start[b] + local[r]) as u64;
+            }
+            for &(row, target) in pairs {
+                let slot = &mut local[row as usize - first_row];
+                piece[*slot] = target;
+                *slot += 1;
+            }
+        });
         Csr { offsets, targets }
     }
 

@@ -7,6 +7,7 @@
 
 use rayon::prelude::*;
 
+use crate::csr::Csr;
 use crate::error::ParseError;
 use crate::graph::{Graph, Moves, Names};
 
@@ -61,7 +62,10 @@ fn parse_edges_in_chunks(bytes: &[u8], chunk_bytes: usize) -> Result<Graph, Pars
     let pairs = all
         .iter()
         .flat_map(|c| c.pairs.chunks_exact(2).map(|pair| (pair[0], pair[1])));
-    let moves = Moves::from_pairs(positions, pairs);
+    let forward = Csr::from_pairs(positions, pairs);
+    // The parsed pairs are no longer needed: free them before the reverse moves are built.
+    drop(all);
+    let moves = Moves::new(forward);
     Ok(Graph::new(positions as u64, vec![moves], Names::Numbers))
 }
 
