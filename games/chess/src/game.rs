@@ -159,10 +159,7 @@ impl<S: SubTables> Game for ChessGame<'_, S> {
                     after.ep_square().is_none(),
                     "en passant in a table without pawns on both sides"
                 );
-                targets[n] = self
-                    .index
-                    .encode(&after)
-                    .expect("a quiet move keeps the material");
+                targets[n] = self.index.encode_oriented(&after);
                 n += 1;
             }
         }
@@ -177,10 +174,7 @@ impl<S: SubTables> Game for ChessGame<'_, S> {
         let mut sources = [0 as Index; MoveList::CAPACITY];
         let mut n = 0;
         pos.unmoves(|before| {
-            sources[n] = self
-                .index
-                .encode(&before)
-                .expect("an un-move keeps the material");
+            sources[n] = self.index.encode_oriented(&before);
             n += 1;
         });
         visit_distinct(&mut sources[..n], visit);

@@ -18,19 +18,37 @@ use crate::types::{Bitboard, Color, Piece, Role, Square};
 
 /// The eight symmetries of the square, as square maps. Index 0 is the identity, 1 the left–right mirror; the
 /// first two are the only ones allowed when pawns are on the board.
+#[inline]
 fn transform(t: usize, sq: Square) -> Square {
-    let mut s = sq;
-    if t & 1 != 0 {
-        s = s.flip_horizontal();
-    }
-    if t & 2 != 0 {
-        s = s.flip_vertical();
-    }
-    if t & 4 != 0 {
-        s = s.flip_diagonal();
-    }
-    s
+    Square::new(TRANSFORMS[t][sq.index()])
 }
+
+/// Bit 0 of a transform's number mirrors left–right, bit 1 top–bottom, bit 2 in the a1–h8 diagonal (last).
+const fn transforms() -> [[u8; 64]; 8] {
+    let mut table = [[0u8; 64]; 8];
+    let mut t = 0;
+    while t < 8 {
+        let mut sq = 0;
+        while sq < 64 {
+            let mut s = sq as u8;
+            if t & 1 != 0 {
+                s ^= 7;
+            }
+            if t & 2 != 0 {
+                s ^= 56;
+            }
+            if t & 4 != 0 {
+                s = (s >> 3) | ((s & 7) << 3);
+            }
+            table[t][sq] = s;
+            sq += 1;
+        }
+        t += 1;
+    }
+    table
+}
+
+static TRANSFORMS: [[u8; 64]; 8] = transforms();
 
 /// `C(n, k)` for n ≤ 64, k ≤ 8.
 const fn binomials() -> [[u64; 9]; 65] {
@@ -274,9 +292,10 @@ impl TableIndex {
         }
     }
 
-    /// The canonical index of a position whose White pieces are the first side of the material.
+    /// The canonical index of a legal position whose White pieces are the first side of the material (as after a
+    /// quiet move inside the table): [`encode`](Self::encode) without the material check.
     #[inline]
-    fn encode_oriented(&self, pos: &Position) -> u64 {
+    pub fn encode_oriented(&self, pos: &Position) -> u64 {
         let wk = pos.king(Color::White);
         let bk = pos.king(Color::Black);
         let pair = self.raw_pairs[wk.index() * 64 + bk.index()];
@@ -300,24 +319,31 @@ impl TableIndex {
         } else {
             (bk.index(), wk.index())
         };
-        for g in &self.groups {
-            let mut ranks = [0usize; 8];
-            let squares: Bitboard = pos.by_piece(g.piece.color, g.piece.role);
-            for (i, sq) in squares.enumerate() {
-                let s = transform(t, sq).index();
-                ranks[i] = if g.piece.role == Role::Pawn {
-                    s - 8
-                } else {
-                    s - (s > low_king) as usize - (s > high_king) as usize
-                };
+        let rank_of = |role: Role, sq: Square| {
+            let s = transform(t, sq).index();
+            if role == Role::Pawn {
+                s - 8
+            } else {
+                s - (s > low_king) as usize - (s > high_king) as usize
             }
-            let ranks = &mut ranks[..g.count];
-            ranks.sort_unstable();
-            let code: u64 = ranks
-                .iter()
-                .enumerate()
-                .map(|(i, &a)| BINOMIAL[a][i + 1])
-                .sum();
+        };
+        for g in &self.groups {
+            let squares: Bitboard = pos.by_piece(g.piece.color, g.piece.role);
+            let code = if g.count == 1 {
+                rank_of(g.piece.role, squares.first().expect("the material matches")) as u64
+            } else {
+                let mut ranks = [0usize; 8];
+                for (i, sq) in squares.enumerate() {
+                    ranks[i] = rank_of(g.piece.role, sq);
+                }
+                let ranks = &mut ranks[..g.count];
+                ranks.sort_unstable();
+                ranks
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &a)| BINOMIAL[a][i + 1])
+                    .sum()
+            };
             index = index * g.radix + code;
         }
         if pos.turn() == Color::Black {
