@@ -31,6 +31,7 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 use retro_game::{Game, Move, Node, PlayConvention};
@@ -55,6 +56,9 @@ const MAX_SLICES: u64 = 256;
 const FRONTIER_CHUNK: usize = 1 << 14;
 /// Bucket entries applied per parallel step.
 const BUCKET_CHUNK: usize = 1 << 18;
+/// The least time between two checkpoints: a checkpoint syncs the disk, which takes a noticeable fraction of a
+/// second, and generations can be much shorter.
+const COMMIT_INTERVAL: Duration = Duration::from_secs(20);
 /// Indices initialised or scanned by one rayon task.
 const TASK: usize = 1 << 12;
 
@@ -79,6 +83,14 @@ pub fn solve<G: Game>(
         steps: 0,
         crash_after: options.testing.crash_after,
         sync: !options.testing.skip_sync,
+        committed: None,
+        last_commit: Instant::now(),
+        // Tests commit every generation, to be interrupted between any two.
+        commit_interval: if options.testing.skip_sync {
+            Duration::ZERO
+        } else {
+            COMMIT_INTERVAL
+        },
     };
     if options.fresh {
         sliced.remove_files(|_| true)?;
@@ -88,6 +100,7 @@ pub fn solve<G: Game>(
             sliced.check_files(&state)?;
             sliced.remove_files(|name| !state.references(name))?;
             sliced.report.resumed_at = Some(state.generation);
+            sliced.committed = Some(state.clone());
             Some(state)
         }
         Some(_) => {
@@ -147,6 +160,16 @@ fn free_space(dir: &Path) -> io::Result<u64> {
     Ok((stat.f_bavail as u64).saturating_mul(stat.f_frsize as u64))
 }
 
+/// Writes every dirty page of the file system that holds `file` to the disk.
+fn sync_file_system(file: &File) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: syncfs only reads the descriptor, which `file` keeps open for the duration of the call.
+    if unsafe { libc::syncfs(file.as_raw_fd()) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
 /// A checkpoint: everything needed to carry on from the start of `generation`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Checkpoint {
@@ -172,6 +195,12 @@ struct Checkpoint {
 }
 
 impl Checkpoint {
+    /// A tag never used before for a file of this build.
+    fn new_tag(&mut self) -> u64 {
+        self.epoch += 1;
+        self.epoch
+    }
+
     fn slices(&self) -> usize {
         self.cell_tags.len()
     }
@@ -401,6 +430,19 @@ struct Sliced<'a, G> {
     crash_after: Option<u64>,
     /// Whether files are synced before a checkpoint names them.
     sync: bool,
+    /// The last checkpoint committed, and when; a checkpoint is committed when the last is this old.
+    committed: Option<Checkpoint>,
+    last_commit: Instant,
+    commit_interval: Duration,
+}
+
+/// The one slice of cells in memory.
+struct Resident<W: Width> {
+    cells: Cells<W>,
+    /// Which slice it holds, if any.
+    slice: Option<usize>,
+    /// Whether it changed since it was read.
+    dirty: bool,
 }
 
 impl<G: Game> Sliced<'_, G> {
@@ -455,9 +497,6 @@ impl<G: Game> Sliced<'_, G> {
     fn write_file(&mut self, name: &str, bytes: &[u8]) -> io::Result<()> {
         let mut file = File::create(self.path(name))?;
         file.write_all(bytes)?;
-        if self.sync {
-            file.sync_data()?;
-        }
         self.report.bytes_written += bytes.len() as u64;
         Ok(())
     }
@@ -468,15 +507,23 @@ impl<G: Game> Sliced<'_, G> {
         Ok(())
     }
 
-    /// Commits a checkpoint (temporary file, sync, rename, directory sync) and removes what it no longer names.
+    /// Commits a checkpoint and removes what it no longer names. The data files and the manifest's temporary file
+    /// reach the disk in one `syncfs` (one call instead of one per file), then the rename makes the manifest the
+    /// checkpoint, and a sync of the directory makes the rename durable.
     fn commit(&mut self, state: &Checkpoint) -> Result<(), EngineError> {
         let temporary = format!("{MANIFEST}.tmp");
         self.write_file(&temporary, state.to_text().as_bytes())?;
+        let dir = File::open(&self.dir)?;
+        if self.sync {
+            sync_file_system(&dir)?;
+        }
         fs::rename(self.path(&temporary), self.path(MANIFEST))?;
         if self.sync {
-            File::open(&self.dir)?.sync_all()?;
+            dir.sync_all()?;
         }
         self.report.checkpoints += 1;
+        self.committed = Some(state.clone());
+        self.last_commit = Instant::now();
         self.remove_files(|name| !state.references(name))?;
         self.step()
     }
@@ -585,19 +632,24 @@ impl<G: Game> Sliced<'_, G> {
             });
             self.step()?;
         }
-        state.frontier_len = frontier.finish(&mut self.report, self.sync)?;
+        state.frontier_len = frontier.finish(&mut self.report)?;
         self.commit(&state)?;
         Ok(Some(state))
     }
 
     fn run<W: Width>(&mut self, mut state: Checkpoint) -> Result<Solution, EngineError> {
-        let mut buffer = Cells::<W>::new(1 << state.shift, &Backing::Memory)?;
+        let mut resident = Resident {
+            cells: Cells::<W>::new(1 << state.shift, &Backing::Memory)?,
+            slice: None,
+            dirty: false,
+        };
         loop {
             let g = state.generation;
             if state.frontier_len == 0 {
                 match state.next_scheduled() {
                     Some(later) => {
-                        self.publish::<W>(&mut state, &mut buffer, later)?;
+                        self.publish::<W>(&mut state, &mut resident, later)?;
+                        self.checkpoint(&mut state, &mut resident)?;
                         continue;
                     }
                     None => break,
@@ -607,7 +659,8 @@ impl<G: Game> Sliced<'_, G> {
                 if W::BITS == W::Wider::BITS {
                     return Err(EngineError::TooDeep);
                 }
-                drop(buffer);
+                self.flush(&mut state, &mut resident)?;
+                drop(resident);
                 let wider = self.widen::<W>(state)?;
                 return self.dispatch(wider);
             }
@@ -618,36 +671,92 @@ impl<G: Game> Sliced<'_, G> {
                 resolved: state.resolved,
             });
             let buckets = self.scatter(&state)?;
-            self.apply::<W>(&mut state, &mut buffer, &buckets)?;
+            self.apply::<W>(&mut state, &mut resident, &buckets)?;
+            self.checkpoint(&mut state, &mut resident)?;
         }
+        self.flush(&mut state, &mut resident)?;
+        drop(resident);
         self.finish::<W>(state)
+    }
+
+    /// Brings `slice` into the resident buffer (writing back the slice it held, if that changed).
+    fn load<W: Width>(
+        &mut self,
+        state: &mut Checkpoint,
+        resident: &mut Resident<W>,
+        slice: usize,
+    ) -> io::Result<()> {
+        if resident.slice == Some(slice) {
+            return Ok(());
+        }
+        self.flush(state, resident)?;
+        let (_, len) = state.slice_range(slice);
+        let name = cells_name(slice, state.cell_tags[slice]);
+        resident.slice = None;
+        self.read_file_into(&name, resident.cells.bytes_mut(len))?;
+        resident.slice = Some(slice);
+        Ok(())
+    }
+
+    /// Writes the resident slice to a new file if it changed since it was read.
+    fn flush<W: Width>(
+        &mut self,
+        state: &mut Checkpoint,
+        resident: &mut Resident<W>,
+    ) -> io::Result<()> {
+        if let (Some(slice), true) = (resident.slice, resident.dirty) {
+            let tag = state.new_tag();
+            let (_, len) = state.slice_range(slice);
+            self.write_file(&cells_name(slice, tag), resident.cells.bytes(len))?;
+            state.cell_tags[slice] = tag;
+            resident.dirty = false;
+        }
+        Ok(())
+    }
+
+    /// Ends a generation: commits a checkpoint when the last one is old enough, or else only removes the files that
+    /// neither the last checkpoint nor the current state needs.
+    fn checkpoint<W: Width>(
+        &mut self,
+        state: &mut Checkpoint,
+        resident: &mut Resident<W>,
+    ) -> Result<(), EngineError> {
+        if self.last_commit.elapsed() >= self.commit_interval {
+            self.flush(state, resident)?;
+            self.commit(state)
+        } else {
+            let committed = self.committed.take();
+            let kept = |name: &str| {
+                state.references(name) || committed.as_ref().is_some_and(|c| c.references(name))
+            };
+            let removed = self.remove_files(|name| !kept(name));
+            self.committed = committed;
+            removed?;
+            self.step()
+        }
     }
 
     /// Generation `later` comes with an empty frontier but values scheduled for it: reads the slices that have some.
     fn publish<W: Width>(
         &mut self,
         state: &mut Checkpoint,
-        buffer: &mut Cells<W>,
+        resident: &mut Resident<W>,
         later: u32,
     ) -> Result<(), EngineError> {
-        let tag = state.epoch + 1;
+        let tag = state.new_tag();
         let mut frontier = FrontierWriter::create(&self.path(&frontier_name(tag)))?;
         for slice in 0..state.slices() {
             if state.seeds[slice].remove(&later).is_none() {
                 continue;
             }
             let (base, len) = state.slice_range(slice);
-            self.read_file_into(
-                &cells_name(slice, state.cell_tags[slice]),
-                buffer.bytes_mut(len),
-            )?;
-            frontier.extend(&due(buffer, base, len, later))?;
+            self.load(state, resident, slice)?;
+            frontier.extend(&due(&resident.cells, base, len, later))?;
         }
-        state.frontier_len = frontier.finish(&mut self.report, self.sync)?;
+        state.frontier_len = frontier.finish(&mut self.report)?;
         state.frontier_tag = tag;
-        state.epoch = tag;
         state.generation = later;
-        self.commit(state)
+        Ok(())
     }
 
     /// Walks back from the frontier: writes one bucket of updates per target slice; returns their entry counts.
@@ -723,12 +832,12 @@ impl<G: Game> Sliced<'_, G> {
     fn apply<W: Width>(
         &mut self,
         state: &mut Checkpoint,
-        buffer: &mut Cells<W>,
+        resident: &mut Resident<W>,
         buckets: &[u64],
     ) -> Result<(), EngineError> {
         let game = self.game;
         let g = state.generation;
-        let tag = state.epoch + 1;
+        let tag = state.new_tag();
         let refuting_exits = state.refuting_exits;
         let mut frontier = FrontierWriter::create(&self.path(&frontier_name(tag)))?;
         let mut bytes =
@@ -739,10 +848,8 @@ impl<G: Game> Sliced<'_, G> {
                 continue;
             }
             let (base, len) = state.slice_range(slice);
-            self.read_file_into(
-                &cells_name(slice, state.cell_tags[slice]),
-                buffer.bytes_mut(len),
-            )?;
+            self.load(state, resident, slice)?;
+            resident.dirty |= buckets[slice] > 0;
             let mut remaining = buckets[slice] as usize;
             let mut file = match remaining {
                 0 => None,
@@ -753,7 +860,7 @@ impl<G: Game> Sliced<'_, G> {
                 file.read_exact(&mut bytes[..n * 4])?;
                 self.report.bytes_read += n as u64 * 4;
                 remaining -= n;
-                let cells = &*buffer;
+                let cells = &resident.cells;
                 let deferred = bytes[..n * 4]
                     .par_chunks_exact(4)
                     .with_min_len(256)
@@ -783,11 +890,7 @@ impl<G: Game> Sliced<'_, G> {
                 }
             }
             drop(file);
-            frontier.extend(&due(buffer, base, len, g + 1))?;
-            if buckets[slice] > 0 {
-                self.write_file(&cells_name(slice, tag), buffer.bytes(len))?;
-                state.cell_tags[slice] = tag;
-            }
+            frontier.extend(&due(&resident.cells, base, len, g + 1))?;
             self.step()?;
         }
         for (slice, &entries) in buckets.iter().enumerate() {
@@ -795,11 +898,10 @@ impl<G: Game> Sliced<'_, G> {
                 fs::remove_file(self.path(&bucket_name(slice)))?;
             }
         }
-        state.frontier_len = frontier.finish(&mut self.report, self.sync)?;
+        state.frontier_len = frontier.finish(&mut self.report)?;
         state.frontier_tag = tag;
-        state.epoch = tag;
         state.generation = g + 1;
-        self.commit(state)
+        Ok(())
     }
 
     /// Rewrites the cells twice as wide, in slices half as long when the budget asks for it.
@@ -924,12 +1026,9 @@ impl FrontierWriter {
         Ok(())
     }
 
-    /// Syncs the file; returns its number of entries.
-    fn finish(self, report: &mut Report, sync: bool) -> io::Result<u64> {
-        let file = self.out.into_inner().map_err(|e| e.into_error())?;
-        if sync {
-            file.sync_data()?;
-        }
+    /// Flushes the file (the checkpoint that names it syncs it); returns its number of entries.
+    fn finish(self, report: &mut Report) -> io::Result<u64> {
+        self.out.into_inner().map_err(|e| e.into_error())?;
         report.bytes_written += self.len * 8;
         Ok(self.len)
     }
