@@ -2,6 +2,7 @@
 //! names them.
 
 mod chess_cmd;
+mod dobutsu_cmd;
 mod graph_cmd;
 mod grundy;
 mod json;
@@ -46,6 +47,8 @@ enum Command {
 enum Generate {
     /// A graph game read from a file; the table is named by the file's stem.
     Graph(graph_cmd::GenerateGraphArgs),
+    /// Dobutsu shogi, the whole game: DIR/dobutsu/dobutsu.rwdl and .rdst.
+    Dobutsu(dobutsu_cmd::GenerateDobutsuArgs),
     /// Chess endgame tables of up to 5 men: one material and the tables it depends on, or --all N.
     Chess(chess_cmd::GenerateChessArgs),
 }
@@ -55,6 +58,7 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Solve(args) => solve::run(args),
         Command::Generate(Generate::Graph(args)) => graph_cmd::generate(args),
+        Command::Generate(Generate::Dobutsu(args)) => dobutsu_cmd::generate(args),
         Command::Generate(Generate::Chess(args)) => chess_cmd::generate(args),
         Command::Probe(args) => tables::probe(args),
         Command::Info(args) => tables::info(args),

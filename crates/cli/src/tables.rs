@@ -21,6 +21,7 @@ use retro_engine::{Game, Index, Outcome, PlayConvention, Value};
 use retro_probe::{Table, TableFile, Tables};
 
 use crate::chess_cmd;
+use crate::dobutsu_cmd;
 use crate::graph_cmd;
 use crate::json;
 use crate::run::with_threads;
@@ -29,7 +30,7 @@ use crate::run::with_threads;
 pub const CACHE_BYTES: usize = 256 << 20;
 
 /// The games whose tables the CLI can read.
-const GAMES: &str = "graph, chess";
+const GAMES: &str = "graph, chess, dobutsu";
 
 #[derive(Args, Debug)]
 pub struct ProbeArgs {
@@ -78,6 +79,7 @@ pub fn probe(args: &ProbeArgs) -> Result<()> {
     let tables = open_tables(&args.tables)?;
     match args.game.as_str() {
         "graph" => graph_cmd::probe(&tables, &args.what, args.json),
+        "dobutsu" => dobutsu_cmd::probe(&tables, &args.what, args.json),
         "chess" => chess_cmd::probe(&tables, &args.what, args.json),
         other => bail!(unknown_game(other)),
     }
@@ -92,6 +94,7 @@ pub fn info(args: &InfoArgs) -> Result<()> {
     let table = open_table(&tables, &args.game, &args.name)?;
     match args.game.as_str() {
         "graph" => graph_cmd::info(&table, args.json),
+        "dobutsu" => dobutsu_cmd::info(&table, args.json),
         other => bail!(unknown_game(other)),
     }
 }
@@ -108,6 +111,7 @@ pub fn verify(args: &VerifyArgs) -> Result<()> {
         let blocks = check_files(&table)?;
         let positions = match args.game.as_str() {
             "graph" => graph_cmd::verify(&table)?,
+            "dobutsu" => dobutsu_cmd::verify(&table)?,
             "chess" => chess_cmd::verify(&tables, &args.name)?,
             other => bail!(unknown_game(other)),
         };

@@ -1,0 +1,528 @@
+//! Dobutsu shogi on the command line: `retro generate dobutsu`, and the Dobutsu parts of `probe`, `info` and
+//! `verify` (called from `tables`).
+//!
+//! The table is `DIR/dobutsu/dobutsu.{rwdl,rdst}`, numbered by [`DobutsuGame`]'s index: positions seen from the
+//! player to move, mirror-folded. Positions the table leaves out (the lions side by side, or a lion on its far
+//! rank after its owner's move) are valued by the game crate without the table. `generate` also counts the legal
+//! positions and those reachable from the start, and stores the counts in the table's parameters, where `info`
+//! reads them.
+//!
+//! Moves are written in absolute squares: `b1b2` for a step (promotion is automatic), `C*b2` for a drop.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use rayon::prelude::*;
+use retro_dobutsu::analysis::{
+    Counts, Reachable, check_positions, outside_table_counts, position_value, table_counts,
+};
+use retro_dobutsu::{Board, DobutsuGame, Move, Played, Position, Side};
+use retro_engine::{Game, Index, PlayConvention, SolveOptions, Value};
+use retro_probe::{Table, Tables};
+use retro_table::{TableSpec, WriteOptions, write_table};
+
+use crate::json;
+use crate::run::{SolveProgress, with_threads};
+use crate::tables::{self, open_table};
+
+/// The game word and the table's name.
+const GAME: &str = "dobutsu";
+const NAME: &str = "dobutsu";
+
+/// How many plies of a drawn line `probe` shows (a draw has no end).
+const DRAWN_LINE_PLIES: usize = 12;
+
+#[derive(Args, Debug)]
+pub struct GenerateDobutsuArgs {
+    /// The directory of tables to write into (the table goes to DIR/dobutsu/dobutsu.rwdl and .rdst).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Worker threads (default: all cores). The files do not depend on it.
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Memory for the engine's arrays, such as 800M or 2G. With it, the engine works through files in DIR/dobutsu/work
+    /// (slice by slice if the budget calls for it, with a checkpoint per generation); without it, in memory.
+    #[arg(long)]
+    pub memory: Option<String>,
+    /// No progress display.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// Parses `800M`, `2G`, `1.5G`, `65536` (bytes; K, M, G, T are powers of 1024).
+fn parse_size(text: &str) -> Result<u64> {
+    let t = text.trim();
+    let (number, unit) = match t.char_indices().find(|(_, c)| c.is_ascii_alphabetic()) {
+        Some((i, _)) => (&t[..i], t[i..].to_ascii_uppercase()),
+        None => (t, String::new()),
+    };
+    let shift = match unit.trim_end_matches(['B', 'I']) {
+        "" => 0,
+        "K" => 10,
+        "M" => 20,
+        "G" => 30,
+        "T" => 40,
+        _ => bail!("--memory {text:?}: the unit must be K, M, G or T"),
+    };
+    let n: f64 = number
+        .trim()
+        .parse()
+        .ok()
+        .filter(|n: &f64| n.is_finite() && *n >= 0.0)
+        .with_context(|| format!("--memory {text:?} is not a size such as 800M or 2G"))?;
+    Ok((n * (1u64 << shift) as f64) as u64)
+}
+
+/// `name_positions`, `name_win`, ... as table parameters.
+fn count_params(prefix: &str, c: &Counts) -> Vec<(String, String)> {
+    [
+        ("positions", c.positions),
+        ("win", c.wins),
+        ("draw", c.draws),
+        ("loss", c.losses),
+        ("longest_win", u64::from(c.longest_win)),
+        ("longest_loss", u64::from(c.longest_loss)),
+        ("unfolded", c.unfolded()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (format!("{prefix}_{k}"), v.to_string()))
+    .collect()
+}
+
+pub fn generate(args: &GenerateDobutsuArgs) -> Result<()> {
+    let start = Instant::now();
+    let budget = args.memory.as_deref().map(parse_size).transpose()?;
+    let game = DobutsuGame::new();
+    let indexer = game.indexer();
+    let work_dir = args.out.join(GAME).join("work");
+    // With a budget, the engine works through files of a work directory, in as many slices as the budget needs.
+    let options = SolveOptions {
+        convention: PlayConvention::Normal,
+        work_dir: budget.map(|_| work_dir.clone()),
+        memory: budget,
+        ..Default::default()
+    };
+    if budget.is_some() {
+        std::fs::create_dir_all(&work_dir)
+            .with_context(|| format!("cannot create {}", work_dir.display()))?;
+    }
+    let quiet = args.quiet;
+    let report = with_threads(args.threads, || -> Result<_> {
+        let say = |what: &str| {
+            if !quiet {
+                eprintln!("[{:7.1} s] {what}", start.elapsed().as_secs_f64());
+            }
+        };
+        say("searching the positions reachable from the start");
+        let reachable = Reachable::search(indexer);
+        say("counting the legal positions outside the table");
+        let outside = outside_table_counts();
+        say("solving");
+        let solve_start = Instant::now();
+        let progress = SolveProgress::new("solving dobutsu", quiet);
+        let solution = retro_engine::solve_with_progress(&game, &options, &|p| progress.report(p))?;
+        progress.finish();
+        let solve_time = solve_start.elapsed();
+        say("counting");
+        let value = |i: Index| solution.value(i);
+        let legal = table_counts(indexer, value).merge(outside);
+        let reached = reachable.counts(indexer, value);
+        let startpos = Position::startpos();
+        let start_value =
+            position_value(indexer, startpos.board(), value).context("the start has a value")?;
+        let mut params = vec![
+            ("convention".to_string(), "normal".to_string()),
+            (
+                "rules".into(),
+                "lion capture or an unattacked lion on the far rank after its owner's move wins"
+                    .into(),
+            ),
+            (
+                "index".into(),
+                format!(
+                    "mover's view, mirror-folded: {} lion classes x {}",
+                    indexer.classes(),
+                    indexer.rest_size()
+                ),
+            ),
+            ("startpos".into(), startpos.to_string()),
+            ("startpos_value".into(), start_value.to_string()),
+        ];
+        params.extend(count_params("legal", &legal));
+        params.extend(count_params("reachable", &reached));
+        params.push((
+            "reachable_with_side".into(),
+            reachable.with_side.to_string(),
+        ));
+        params.push(("reachable_depth".into(), reachable.depth.to_string()));
+        say("writing");
+        let spec = TableSpec {
+            game: GAME,
+            name: NAME,
+            params,
+            sides: 1,
+            side_of: |_: Index| 0,
+            size: game.size(),
+            payload: &[],
+            options: WriteOptions::default(),
+        };
+        let written = write_table(&args.out, &spec, value)?;
+        Ok((
+            written,
+            solution.stats().clone(),
+            solve_time,
+            legal,
+            reached,
+            start_value,
+            reachable.with_side,
+        ))
+    })??;
+    if budget.is_some() {
+        // The engine removed its files; the directory itself goes too.
+        let _ = std::fs::remove_dir(&work_dir);
+    }
+    let (written, stats, solve_time, legal, reached, start_value, with_side) = report;
+    let positions = written.meta.index_size - written.meta.holes;
+    println!(
+        "dobutsu: {} indices, {positions} positions in the table ({} win, {} draw, {} loss), longest {} plies",
+        written.meta.index_size, stats.wins, stats.draws, stats.losses, stats.max_plies
+    );
+    println!(
+        "  solved in {:.1} s ({:.0} positions/s, {} generations, {}-byte cells); total {:.1} s",
+        solve_time.as_secs_f64(),
+        positions as f64 / solve_time.as_secs_f64(),
+        stats.generations,
+        stats.cell_bytes,
+        start.elapsed().as_secs_f64()
+    );
+    println!("  start {}: {start_value}", Position::startpos());
+    for (what, c) in [("legal", &legal), ("reachable", &reached)] {
+        println!(
+            "  {what}: {} positions ({} without the mirror folding): {} win, {} draw, {} loss; longest win {}, loss {}",
+            c.positions,
+            c.unfolded(),
+            c.wins,
+            c.draws,
+            c.losses,
+            c.longest_win,
+            c.longest_loss
+        );
+    }
+    println!("  reachable (position, side to move) pairs: {with_side}");
+    for (path, bytes) in [
+        (&written.wdl_path, written.wdl_bytes),
+        (&written.distance_path, written.distance_bytes),
+    ] {
+        println!(
+            "  {}: {bytes} bytes, {:.3} bits/position",
+            path.display(),
+            bytes as f64 * 8.0 / positions.max(1) as f64
+        );
+    }
+    Ok(())
+}
+
+/// The value of any position for its player to move, read from the table when it is in it.
+fn value_of(table: &Table, game: &DobutsuGame, board: &Board) -> Result<Value> {
+    let error = std::cell::RefCell::new(None);
+    let value = position_value(game.indexer(), board, |i| match table.probe(i) {
+        Ok(v) => v,
+        Err(e) => {
+            error.replace(Some(e));
+            None
+        }
+    });
+    if let Some(e) = error.into_inner() {
+        return Err(e.into());
+    }
+    value.context("a position of the table reads as a hole: the table does not match this game")
+}
+
+/// A move and its value for the player who plays it.
+struct Valued {
+    mv: Move,
+    value: Value,
+}
+
+/// Every legal move of `position` with its value, best first (ties in the order of generation).
+fn valued_moves(table: &Table, game: &DobutsuGame, position: &Position) -> Result<Vec<Valued>> {
+    let mut moves = Vec::new();
+    for mv in position.legal_moves() {
+        let value = match position.play(mv) {
+            Played::Won => Value::win(1),
+            Played::Continues(next) => value_of(table, game, next.board())?.back(),
+        };
+        moves.push(Valued { mv, value });
+    }
+    moves.sort_by(|a, b| b.value.preference(a.value));
+    Ok(moves)
+}
+
+/// The best line from `position`: the first best move each time, to the end of the game (a few plies for a draw).
+fn best_line(table: &Table, game: &DobutsuGame, position: &Position) -> Result<Vec<Move>> {
+    let mut line = Vec::new();
+    let mut here = *position;
+    loop {
+        if here.board().try_lost() {
+            break;
+        }
+        let moves = valued_moves(table, game, &here)?;
+        let Some(best) = moves.first() else { break };
+        if best.value.plies().is_none() && line.len() >= DRAWN_LINE_PLIES {
+            break;
+        }
+        line.push(best.mv);
+        match here.play(best.mv) {
+            Played::Won => break,
+            Played::Continues(next) => here = next,
+        }
+        if line.len() > 1000 {
+            bail!("the best line does not end: the table is inconsistent");
+        }
+    }
+    Ok(line)
+}
+
+/// `retro probe --tables DIR dobutsu POSITION`.
+pub fn probe(tables: &Tables, what: &[String], as_json: bool) -> Result<()> {
+    let text = what.join(" ");
+    if what.is_empty() {
+        bail!("probing Dobutsu takes a position: `startpos` or like `gle/1c1/1C1/ELG b -`");
+    }
+    let position: Position = text
+        .parse()
+        .map_err(|e| anyhow::anyhow!("position {text:?}: {e}"))?;
+    let table = open_table(tables, GAME, NAME)?;
+    let game = DobutsuGame::new();
+    let over = position.board().try_lost();
+    let value = value_of(&table, &game, position.board())?;
+    let moves = if over {
+        Vec::new()
+    } else {
+        valued_moves(&table, &game, &position)?
+    };
+    let line = best_line(&table, &game, &position)?;
+    if as_json {
+        let moves_json = moves
+            .iter()
+            .map(|m| {
+                format!(
+                    "{{\"move\":{},{}}}",
+                    json::string(&m.mv.to_string()),
+                    json::value_fields(m.value)
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(",");
+        let line_json = line
+            .iter()
+            .map(|m| json::string(&m.to_string()))
+            .collect::<Vec<_>>()
+            .join(",");
+        println!(
+            "{{\"position\":{},{},\"game_over\":{over},\"moves\":[{moves_json}],\"line\":[{line_json}]}}",
+            json::string(&position.to_string()),
+            json::value_fields(value)
+        );
+        return Ok(());
+    }
+    print!("{}", position.diagram());
+    println!("{position}");
+    let mover = if position.turn() == Side::Sente {
+        "Sente"
+    } else {
+        "Gote"
+    };
+    if over {
+        println!(
+            "the game is over: the opponent's lion has reached the far rank and cannot be captured"
+        );
+    }
+    println!("{mover} to move: {value}");
+    for m in &moves {
+        println!("  {:<6} {}", m.mv.to_string(), m.value);
+    }
+    let line_text = line
+        .iter()
+        .map(|m| m.to_string())
+        .collect::<Vec<_>>()
+        .join(" ");
+    println!("best line: {line_text}");
+    Ok(())
+}
+
+/// The counts `generate` stored under `prefix` (`legal`, `reachable`), as JSON.
+fn stored_counts(table: &Table, prefix: &str) -> Result<String> {
+    let get = |k: &str| -> Result<String> {
+        let key = format!("{prefix}_{k}");
+        table
+            .meta()
+            .param(&key)
+            .map(str::to_string)
+            .with_context(|| {
+                format!(
+                    "{}: no parameter {key}",
+                    table.distance_file().path().display()
+                )
+            })
+    };
+    Ok(format!(
+        "{{\"positions\":{},\"unfolded\":{},\"win\":{},\"draw\":{},\"loss\":{},\"longest_win\":{},\"longest_loss\":{}}}",
+        get("positions")?,
+        get("unfolded")?,
+        get("win")?,
+        get("draw")?,
+        get("loss")?,
+        get("longest_win")?,
+        get("longest_loss")?
+    ))
+}
+
+/// `retro info --tables DIR dobutsu dobutsu`: the table's facts, plus the counts over the legal positions (in the
+/// table or not) and over the positions reachable from the start.
+pub fn info(table: &Table, as_json: bool) -> Result<()> {
+    if !as_json {
+        return tables::print_info(table, false, &["mover"], |_| 0);
+    }
+    let mut fields = tables::info_fields(table, &["mover"], |_| 0)?;
+    fields.push(("legal".into(), stored_counts(table, "legal")?));
+    fields.push(("reachable".into(), stored_counts(table, "reachable")?));
+    let param = |k: &str| table.meta().param(k).unwrap_or("").to_string();
+    fields.push((
+        "start".into(),
+        format!(
+            "{{\"position\":{},\"value\":{}}}",
+            json::string(&param("startpos")),
+            json::string(&param("startpos_value"))
+        ),
+    ));
+    tables::print_object(&fields);
+    Ok(())
+}
+
+/// The Dobutsu part of `retro verify`. The whole distance file is first read into memory, two bytes a position
+/// (about 670 MB), because the certificate looks up the successors of every position in random order, which a block
+/// cache smaller than the table would turn into endless decompression. Then the engine's certificate runs over
+/// every index, and a million random legal positions are played by the rules on the board
+/// ([`check_positions`]), which also checks the positions the table does not store.
+pub fn verify(table: &Table) -> Result<u64> {
+    let game = DobutsuGame::new();
+    if table.size() != game.size() {
+        bail!(
+            "{}: the table has {} indices but Dobutsu has {}",
+            table.distance_file().path().display(),
+            table.size(),
+            game.size()
+        );
+    }
+    let codes = load_codes(table)?;
+    let value = |i: Index| decode_code(codes[i as usize]);
+    let certified = retro_engine::certify(&game, PlayConvention::Normal, value).map_err(|bad| {
+        let position = match game.indexer().decode(bad.index) {
+            Some(board) => Position::new(Side::Sente, board).to_string(),
+            None => "a hole".to_string(),
+        };
+        anyhow::anyhow!(
+            "{}: inconsistent: {position} (index {}, seen from the player to move) is stored as {} but its moves give {}",
+            table.distance_file().path().display(),
+            bad.index,
+            bad.stored,
+            bad.expected
+        )
+    })?;
+    check_positions(game.indexer(), value, 1_000_000, 0x5eed).map_err(|e| {
+        anyhow::anyhow!(
+            "{}: inconsistent: {e}",
+            table.distance_file().path().display()
+        )
+    })?;
+    Ok(certified)
+}
+
+/// Every value of the distance file, two bytes each: 0 a hole, 1 a draw, `2 + 2p` a win in `p`, `3 + 2p` a loss.
+fn load_codes(table: &Table) -> Result<Vec<u16>> {
+    let file = table.distance_file();
+    let per_block = u64::from(file.header().block_values) as usize;
+    let mut codes = vec![0u16; table.size() as usize];
+    codes
+        .par_chunks_mut(per_block)
+        .enumerate()
+        .try_for_each(|(block, out)| -> Result<()> {
+            let values = file.distance_block(block as u64)?;
+            if values.len() != out.len() {
+                bail!(
+                    "{}: block {block} holds {} values, not {}",
+                    file.path().display(),
+                    values.len(),
+                    out.len()
+                );
+            }
+            for (slot, v) in out.iter_mut().zip(values) {
+                *slot = match v {
+                    None => 0,
+                    Some(v) => match v.plies() {
+                        None => 1,
+                        Some(p) => {
+                            let p = u16::try_from(p)
+                                .ok()
+                                .filter(|&p| p < 30_000)
+                                .context("a distance beyond 30000 plies")?;
+                            2 + 2 * p + u16::from(v.outcome() == retro_engine::Outcome::Loss)
+                        }
+                    },
+                };
+            }
+            Ok(())
+        })?;
+    Ok(codes)
+}
+
+fn decode_code(code: u16) -> Option<Value> {
+    match code {
+        0 => None,
+        1 => Some(Value::DRAW),
+        c if c % 2 == 0 => Some(Value::win(u32::from((c - 2) / 2))),
+        c => Some(Value::loss(u32::from((c - 3) / 2))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse() {
+        assert_eq!(parse_size("800M").unwrap(), 800 << 20);
+        assert_eq!(parse_size("2G").unwrap(), 2 << 30);
+        assert_eq!(parse_size("1.5g").unwrap(), 3 << 29);
+        assert_eq!(parse_size("4096").unwrap(), 4096);
+        assert_eq!(parse_size("1GiB").unwrap(), 1 << 30);
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("3X").is_err());
+        assert!(parse_size("-1G").is_err());
+    }
+
+    #[test]
+    fn value_codes_round_trip() {
+        for v in [
+            None,
+            Some(Value::DRAW),
+            Some(Value::win(0)),
+            Some(Value::win(173)),
+            Some(Value::loss(2)),
+        ] {
+            let code = match v {
+                None => 0,
+                Some(v) => match v.plies() {
+                    None => 1,
+                    Some(p) => {
+                        2 + 2 * p as u16 + u16::from(v.outcome() == retro_engine::Outcome::Loss)
+                    }
+                },
+            };
+            assert_eq!(decode_code(code), v);
+        }
+    }
+}
