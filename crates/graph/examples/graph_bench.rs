@@ -2,19 +2,23 @@
 //!
 //! ```text
 //! cargo run --release -p retro-graph --example graph_bench -- gen N LAMBDA P_DOWN SEED OUT.edges
-//! cargo run --release -p retro-graph --example graph_bench -- bench FILE.edges THREADS
+//! cargo run --release -p retro-graph --example graph_bench -- bench FILE.edges THREADS [--check]
 //! ```
 //!
 //! `gen` writes a random edge list (see `retro_graph::random`); `bench` reads it and computes its Grundy values in
-//! a pool of THREADS threads, printing the time of each step.
+//! a pool of THREADS threads, printing the time of each step; `--check` also solves the graph with the engine and
+//! checks that every position's outcome from γ is the engine's.
 
 use std::path::Path;
 use std::time::Instant;
 
+use retro_game::Outcome;
 use retro_graph::grundy::GrundyValues;
 use retro_graph::{Format, Graph};
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+type Error = Box<dyn std::error::Error + Send + Sync>;
+
+fn main() -> Result<(), Error> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args
         .iter()
@@ -37,37 +41,69 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 start.elapsed().as_secs_f64()
             );
         }
-        ["bench", file, threads] => {
+        ["bench", file, threads, rest @ ..] => {
+            let check = match rest {
+                [] => false,
+                ["--check"] => true,
+                _ => return Err("bench takes FILE THREADS [--check]".into()),
+            };
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads.parse()?)
                 .build()?;
-            pool.install(|| -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-                let start = Instant::now();
-                let graph = Graph::read(Path::new(file), Format::Edges)?;
-                let parse = start.elapsed().as_secs_f64();
-                println!(
-                    "threads {threads}: parsed {} positions, {} moves in {parse:.2} s",
-                    graph.positions(),
-                    graph.moves()
-                );
-                let start = Instant::now();
-                let values = GrundyValues::compute(&graph)?;
-                let grundy = start.elapsed().as_secs_f64();
-                println!(
-                    "threads {threads}: grundy in {grundy:.2} s ({:.0} positions/s), largest finite value {:?}, {} positions of value ∞",
-                    graph.positions() as f64 / grundy,
-                    values.max_finite(),
-                    values.infinite_count()
-                );
-                Ok(())
-            })
-            .map_err(|e| e.to_string())?;
+            pool.install(|| bench(file, threads, check))?;
         }
         _ => {
             return Err(
-                "usage: graph_bench gen N LAMBDA P_DOWN SEED OUT | graph_bench bench FILE THREADS"
-                    .into(),
+                "usage: graph_bench gen N LAMBDA P_DOWN SEED OUT | graph_bench bench FILE THREADS [--check]".into(),
             );
+        }
+    }
+    Ok(())
+}
+
+/// Reads, computes γ, and with `check` compares the single-game outcomes γ gives with the engine's.
+fn bench(file: &str, threads: &str, check: bool) -> Result<(), Error> {
+    let start = Instant::now();
+    let graph = Graph::read(Path::new(file), Format::Edges)?;
+    let parse = start.elapsed().as_secs_f64();
+    println!(
+        "threads {threads}: parsed {} positions, {} moves in {parse:.2} s",
+        graph.positions(),
+        graph.moves()
+    );
+    let start = Instant::now();
+    let values = GrundyValues::compute(&graph)?;
+    let grundy = start.elapsed().as_secs_f64();
+    println!(
+        "threads {threads}: grundy in {grundy:.2} s ({:.0} positions/s), largest finite value {:?}, \
+         {} positions of value ∞",
+        graph.positions() as f64 / grundy,
+        values.max_finite(),
+        values.infinite_count()
+    );
+    let n = graph.positions() as u32;
+    let outcomes: Vec<Outcome> = (0..n).map(|p| values.outcome(p)).collect();
+    let count = |o| outcomes.iter().filter(|&&x| x == o).count();
+    println!(
+        "outcomes from γ: win {}, loss {}, draw {}",
+        count(Outcome::Win),
+        count(Outcome::Loss),
+        count(Outcome::Draw)
+    );
+    if check {
+        let start = Instant::now();
+        let solution = retro_engine::solve(&graph.game(), &retro_engine::SolveOptions::default())?;
+        let disagreements = (0..n)
+            .filter(|&p| {
+                solution.value(p as u64).map(|v| v.outcome()) != Some(outcomes[p as usize])
+            })
+            .count();
+        println!(
+            "engine solved in {:.2} s; positions where γ's outcome differs from the engine's: {disagreements}",
+            start.elapsed().as_secs_f64()
+        );
+        if disagreements > 0 {
+            return Err("γ disagrees with the engine".into());
         }
     }
     Ok(())
