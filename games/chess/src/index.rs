@@ -251,7 +251,7 @@ impl TableIndex {
             // Unrank the combination: the largest a with C(a, i) <= code, for i = count down to 1.
             let mut top = if g.piece.role == Role::Pawn { 48 } else { 62 };
             for i in (1..=g.count).rev() {
-                let mut a = top - 1;
+                let mut a = if i == 1 { code as usize } else { top - 1 };
                 while BINOMIAL[a][i] > code {
                     a -= 1;
                 }
@@ -418,8 +418,10 @@ mod tests {
         assert_eq!(round_trip("KPvK", 1), 62480 + 19184 + 35210 + 48802);
         // Larger tables, sampled here (every index in scripts/chess-check.sh): several groups, identical pieces,
         // pawns on both sides.
-        assert!(round_trip("KBNvK", 13) > 0);
-        assert!(round_trip("KPvKP", 29) > 0);
-        assert!(round_trip("KNNvK", 7) > 0);
+        let full = std::env::var_os("RETRO_CHESS_FULL_ROUND_TRIP").is_some();
+        let step = |n: usize| if full { 1 } else { n };
+        assert!(round_trip("KBNvK", step(13)) > 0);
+        assert!(round_trip("KPvKP", step(29)) > 0);
+        assert!(round_trip("KNNvK", step(7)) > 0);
     }
 }

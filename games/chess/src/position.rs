@@ -244,6 +244,14 @@ impl Position {
         let own = self.by_color(us);
         let theirs = self.by_color(them);
         let occupied = self.occupied();
+        // A piece off every line through our king, when the king is not in check, cannot expose it: its moves need
+        // no test. Only the king's moves and those of pieces on such lines are tested one by one.
+        let king = self.king(us);
+        let exposed = if self.is_attacked(king, them) {
+            Bitboard(!0)
+        } else {
+            attacks::queen(king, Bitboard::EMPTY)
+        };
         for role in [
             Role::Knight,
             Role::Bishop,
@@ -267,7 +275,9 @@ impl Position {
                     } else {
                         Bitboard::EMPTY
                     };
-                    if self.leaves_king_safe(from, to, taken, role == Role::King) {
+                    let safe = (role != Role::King && !exposed.contains(from))
+                        || self.leaves_king_safe(from, to, taken, role == Role::King);
+                    if safe {
                         out.push(ChessMove {
                             role,
                             from,
@@ -291,7 +301,7 @@ impl Position {
                 } else {
                     Bitboard::EMPTY
                 };
-                if !self.leaves_king_safe(from, to, taken, false) {
+                if exposed.contains(from) && !self.leaves_king_safe(from, to, taken, false) {
                     return;
                 }
                 if to.rank() == last_rank {
