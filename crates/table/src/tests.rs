@@ -48,6 +48,7 @@ fn small_blocks() -> WriteOptions {
         distance_block_values: 32,
         wdl_level: 3,
         distance_level: 3,
+        payload_level: 3,
     }
 }
 

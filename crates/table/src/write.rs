@@ -43,6 +43,8 @@ pub struct WriteOptions {
     pub wdl_level: i32,
     /// zstd level of distance blocks.
     pub distance_level: i32,
+    /// zstd level of the game payload (a graph's payload can be larger than its values).
+    pub payload_level: i32,
 }
 
 impl Default for WriteOptions {
@@ -52,6 +54,7 @@ impl Default for WriteOptions {
             distance_block_values: 1 << 16,
             wdl_level: 19,
             distance_level: 12,
+            payload_level: 9,
         }
     }
 }
@@ -190,7 +193,7 @@ where
     let payload = if spec.payload.is_empty() {
         Vec::new()
     } else {
-        zstd::bulk::compress(spec.payload, 19)
+        zstd::bulk::compress(spec.payload, options.payload_level)
             .map_err(|e| WriteError::Spec(format!("cannot compress the payload: {e}")))?
     };
 
@@ -225,14 +228,20 @@ where
     for (kind, encoding, block_values, level) in files {
         let path = temp_path(kind);
         temps.0.push(path.clone());
+        // The payload goes into the distance file only: the WDL file stays small, and the tools that need the
+        // payload (probe's move lists, verify) read the distance file anyway.
+        let (payload_len, stored_payload) = match kind {
+            FileKind::Wdl => (0, &[][..]),
+            FileKind::Distance => (spec.payload.len() as u64, &payload[..]),
+        };
         let file = FileWriter {
             path: &path,
             encoding,
             block_values,
             level,
             meta: &meta,
-            payload_len: spec.payload.len() as u64,
-            stored_payload: &payload,
+            payload_len,
+            stored_payload,
         };
         sizes.push(file.write(values, make_sink)?);
         file.read_back(values)?;

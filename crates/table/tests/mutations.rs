@@ -43,6 +43,7 @@ fn seeds() -> Vec<Vec<u8>> {
                 distance_block_values: 32,
                 wdl_level: 3,
                 distance_level: 3,
+                payload_level: 3,
             },
         };
         let value = |i: Index| match (i / 3 + k) % 5 {
