@@ -2,10 +2,11 @@
 //!
 //! ```text
 //! cargo run --release -p retro-graph --example graph_bench -- gen N LAMBDA P_DOWN SEED OUT.edges
+//! cargo run --release -p retro-graph --example graph_bench -- parse FILE.edges THREADS
 //! cargo run --release -p retro-graph --example graph_bench -- bench FILE.edges THREADS [--check]
 //! ```
 //!
-//! `gen` writes a random edge list (see `retro_graph::random`); `bench` reads it and computes its Grundy values in
+//! `gen` writes a random edge list (see `retro_graph::random`); `parse` only reads it; `bench` reads it and computes its Grundy values in
 //! a pool of THREADS threads, printing the time of each step; `--check` also solves the graph with the engine and
 //! checks that every position's outcome from γ is the engine's.
 
@@ -41,6 +42,19 @@ fn main() -> Result<(), Error> {
                 start.elapsed().as_secs_f64()
             );
         }
+        ["parse", file, threads] => {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads.parse()?)
+                .build()?;
+            let start = Instant::now();
+            let graph = pool.install(|| Graph::read(Path::new(file), Format::Edges))?;
+            println!(
+                "threads {threads}: parsed {} positions, {} moves in {:.2} s",
+                graph.positions(),
+                graph.moves(),
+                start.elapsed().as_secs_f64()
+            );
+        }
         ["bench", file, threads, rest @ ..] => {
             let check = match rest {
                 [] => false,
@@ -54,7 +68,7 @@ fn main() -> Result<(), Error> {
         }
         _ => {
             return Err(
-                "usage: graph_bench gen N LAMBDA P_DOWN SEED OUT | graph_bench bench FILE THREADS [--check]".into(),
+                "usage: graph_bench gen N LAMBDA P_DOWN SEED OUT | parse FILE THREADS | bench FILE THREADS [--check]".into(),
             );
         }
     }
