@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use clap::Args;
+use retro_game::Outcome;
 use retro_graph::grundy::{Grundy, GrundyValues};
 use retro_graph::{Format, Graph, ParseError};
 
@@ -24,16 +25,21 @@ pub struct GrundyArgs {
     /// Print JSON: `{"positions":[{"name":"a","value":2},{"name":"b","value":"inf","options":[0,3]}, ...]}`.
     #[arg(long)]
     pub json: bool,
+    /// Print only the totals: positions, moves, the largest finite value, the positions of value ∞ and the
+    /// outcomes (with --json: `{"positions":N,"moves":M,"max_value":V,"infinite":I,"win":W,"loss":L,"draw":D}`,
+    /// `max_value` null when no value is finite).
+    #[arg(long)]
+    pub summary: bool,
 }
 
 pub fn run(args: &GrundyArgs) -> Result<()> {
     let (graph, values) = load(&args.file, args.edges, args.threads)?;
     let stdout = std::io::stdout().lock();
     let mut out = BufWriter::with_capacity(1 << 20, stdout);
-    if args.json {
-        write_json(&mut out, &graph, &values)?;
-    } else {
-        write_table(&mut out, &graph, &values)?;
+    match (args.summary, args.json) {
+        (true, json) => write_summary(&mut out, &graph, &values, json)?,
+        (false, true) => write_json(&mut out, &graph, &values)?,
+        (false, false) => write_table(&mut out, &graph, &values)?,
     }
     out.flush().context("cannot write the output")
 }
@@ -73,6 +79,47 @@ fn write_json(out: &mut impl Write, graph: &Graph, values: &GrundyValues) -> Res
         }
     }
     out.write_all(b"]}\n")?;
+    Ok(())
+}
+
+fn write_summary(
+    out: &mut impl Write,
+    graph: &Graph,
+    values: &GrundyValues,
+    json: bool,
+) -> Result<()> {
+    let (mut win, mut loss, mut draw) = (0u64, 0u64, 0u64);
+    for p in 0..graph.positions() as u32 {
+        match values.outcome(p) {
+            Outcome::Win => win += 1,
+            Outcome::Loss => loss += 1,
+            Outcome::Draw => draw += 1,
+        }
+    }
+    let max = values.max_finite();
+    if json {
+        writeln!(
+            out,
+            "{{\"positions\":{},\"moves\":{},\"max_value\":{},\"infinite\":{},\"win\":{win},\"loss\":{loss},\"draw\":{draw}}}",
+            graph.positions(),
+            graph.moves(),
+            json::optional(max),
+            values.infinite_count()
+        )?;
+    } else {
+        writeln!(
+            out,
+            "{} positions, {} moves",
+            graph.positions(),
+            graph.moves()
+        )?;
+        match max {
+            Some(max) => writeln!(out, "largest finite value {max}")?,
+            None => writeln!(out, "no finite value")?,
+        }
+        writeln!(out, "value ∞ {}", values.infinite_count())?;
+        writeln!(out, "win   {win}\nloss  {loss}\ndraw  {draw}")?;
+    }
     Ok(())
 }
 
@@ -126,6 +173,24 @@ mod tests {
              {\"name\":\"b\",\"value\":\"inf\",\"options\":[]},\
              {\"name\":\"c\",\"value\":\"inf\",\"options\":[1]},\
              {\"name\":\"d\",\"value\":1},{\"name\":\"e\",\"value\":0},{\"name\":\"q\\\"\",\"value\":2}]}\n"
+        );
+    }
+
+    #[test]
+    fn summary_counts_values_and_outcomes() {
+        let graph = Graph::parse_text(b"a : b\nb : c\nc : a d\nd : e\ne :\nf : f e\n").unwrap();
+        let values = GrundyValues::compute(&graph).unwrap();
+        let mut out = Vec::new();
+        write_summary(&mut out, &graph, &values, true).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "{\"positions\":6,\"moves\":7,\"max_value\":1,\"infinite\":4,\"win\":2,\"loss\":1,\"draw\":3}\n"
+        );
+        let mut out = Vec::new();
+        write_summary(&mut out, &graph, &values, false).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "6 positions, 7 moves\nlargest finite value 1\nvalue ∞ 4\nwin   2\nloss  1\ndraw  3\n"
         );
     }
 
