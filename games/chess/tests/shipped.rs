@@ -1,0 +1,88 @@
+//! The tables shipped in tablebases/chess/: every file is listed in the manifest with its size and checksum, every
+//! listed file is there and intact, and the tables answer as the solver does.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use retro_chess::game::DiskValues;
+use retro_chess::{ChessGame, Material, Position, TableSet};
+use retro_engine::PlayConvention;
+use retro_game::Value;
+
+fn shipped() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tablebases/chess")
+}
+
+#[test]
+fn manifest_lists_every_file_with_its_checksum() {
+    let dir = shipped().join("chess");
+    let manifest =
+        std::fs::read_to_string(shipped().join("MANIFEST")).expect("tablebases/chess/MANIFEST");
+    let mut listed = BTreeSet::new();
+    for line in manifest.lines() {
+        let [name, bytes, sum] = line.split_whitespace().collect::<Vec<_>>()[..] else {
+            panic!("bad manifest line {line:?}");
+        };
+        let data = std::fs::read(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(data.len().to_string(), bytes, "{name} size");
+        assert_eq!(
+            format!("{:016x}", retro_probe::checksum::checksum(&data)),
+            sum,
+            "{name} checksum"
+        );
+        listed.insert(name.to_string());
+    }
+    let present: BTreeSet<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        listed, present,
+        "the manifest lists exactly the files present"
+    );
+    // Every 3- and 4-man table that can be built is shipped, both files, but for the four largest, which do not fit
+    // the 20 MB budget with the others (tables with pawns on both sides cannot be built yet).
+    let too_large = ["KQvKP", "KBPvK", "KNPvK", "KRvKP"];
+    for men in 3..=4 {
+        for m in Material::all_with_men(men) {
+            let name = m.to_string();
+            let expected = !m.both_sides_have_pawns() && !too_large.contains(&name.as_str());
+            for ext in ["rwdl", "rdst"] {
+                assert_eq!(
+                    listed.contains(&format!("{name}.{ext}")),
+                    expected,
+                    "{name}.{ext}"
+                );
+            }
+        }
+    }
+    let bytes: u64 = present
+        .iter()
+        .map(|n| std::fs::metadata(dir.join(n)).unwrap().len())
+        .sum();
+    assert!(bytes <= 20 << 20, "{bytes} bytes shipped");
+}
+
+#[test]
+fn shipped_tables_probe_and_certify() {
+    let tables = retro_probe::Tables::open(shipped(), 64 << 20).unwrap();
+    let open = |m: Material| DiskValues(tables.table("chess", &m.to_string()).unwrap());
+    let mut set = TableSet::new();
+    for name in ["KQvK", "KRvK", "KBvK", "KNvK", "KPvK"] {
+        set.insert(
+            Material::parse(name).unwrap(),
+            Box::new(open(Material::parse(name).unwrap())),
+        );
+    }
+    // The longest KQvK loss from the reference statistics.
+    let pos = Position::from_fen("8/8/8/8/4k3/8/1Q6/K7 b - -").unwrap();
+    assert_eq!(set.probe(&pos), Some(Value::loss(20)));
+    // Every KPvK value is what its moves give, exits into the shipped KQvK, KRvK, KBvK, KNvK included.
+    let kpk = Material::parse("KPvK").unwrap();
+    let game = ChessGame::new(kpk, &set).unwrap();
+    let table: Arc<retro_probe::Table> = tables.table("chess", "KPvK").unwrap();
+    let checked =
+        retro_engine::certify(&game, PlayConvention::Normal, |i| table.probe(i).unwrap()).unwrap();
+    assert_eq!(checked, 62480 + 19184 + 35210 + 48802);
+}
