@@ -12,7 +12,7 @@ use crate::error::ParseError;
 use crate::graph::{Graph, Moves, Names};
 
 /// Bytes per chunk handed to one parallel task: big enough to amortise scheduling, small enough to balance.
-const CHUNK_BYTES: usize = 4 << 20;
+pub(crate) const CHUNK_BYTES: usize = 4 << 20;
 
 /// What went wrong in a chunk, found at byte `at` of the file (the start of the offending line).
 struct ChunkError {
@@ -39,6 +39,17 @@ pub fn parse_edges(bytes: &[u8]) -> Result<Graph, ParseError> {
 
 /// Parses an edge list cut into chunks of about `chunk_bytes` bytes (tests use tiny chunks to exercise the seams).
 fn parse_edges_in_chunks(bytes: &[u8], chunk_bytes: usize) -> Result<Graph, ParseError> {
+    Ok(read_moves(bytes, chunk_bytes)?.build())
+}
+
+/// The moves of an edge list, parsed but not yet arranged: the file's bytes are no longer needed.
+pub(crate) struct EdgeMoves {
+    chunks: Vec<ChunkMoves>,
+    positions: usize,
+}
+
+/// Parses the moves of an edge list, in parallel chunks of about `chunk_bytes` bytes.
+pub(crate) fn read_moves(bytes: &[u8], chunk_bytes: usize) -> Result<EdgeMoves, ParseError> {
     let chunks = split_chunks(bytes, chunk_bytes);
     let parsed: Vec<Result<ChunkMoves, ChunkError>> = chunks
         .par_iter()
@@ -58,15 +69,25 @@ fn parse_edges_in_chunks(bytes: &[u8], chunk_bytes: usize) -> Result<Graph, Pars
         .filter_map(|c| c.max)
         .max()
         .ok_or(ParseError::Empty)?;
-    let positions = max as usize + 1;
-    let pairs = all
-        .iter()
-        .flat_map(|c| c.pairs.chunks_exact(2).map(|pair| (pair[0], pair[1])));
-    let forward = Csr::from_pairs(positions, pairs);
-    // The parsed pairs are no longer needed: free them before the reverse moves are built.
-    drop(all);
-    let moves = Moves::new(forward);
-    Ok(Graph::new(positions as u64, vec![moves], Names::Numbers))
+    Ok(EdgeMoves {
+        chunks: all,
+        positions: max as usize + 1,
+    })
+}
+
+impl EdgeMoves {
+    /// Arranges the moves into a graph, forward then backward.
+    pub(crate) fn build(self) -> Graph {
+        let EdgeMoves { chunks, positions } = self;
+        let pairs = chunks
+            .iter()
+            .flat_map(|c| c.pairs.chunks_exact(2).map(|pair| (pair[0], pair[1])));
+        let forward = Csr::from_pairs(positions, pairs);
+        // The parsed pairs are no longer needed: free them before the reverse moves are built.
+        drop(chunks);
+        let moves = Moves::new(forward);
+        Graph::new(positions as u64, vec![moves], Names::Numbers)
+    }
 }
 
 /// Cuts `0..bytes.len()` into ranges of about `target` bytes that end just after a newline (or at the end).

@@ -55,6 +55,15 @@ impl Graph {
         // `populate` reads the whole file in ahead (MAP_POPULATE): one pass of the kernel instead of a page fault every
         // 4 KB, since the parser reads every byte anyway.
         let map = unsafe { MmapOptions::new().populate().map(&file) }.map_err(io)?;
-        Graph::parse(&map, format)
+        match format {
+            Format::Text => Graph::parse_text(&map),
+            Format::Edges => {
+                let moves = crate::edges::read_moves(&map, crate::edges::CHUNK_BYTES)?;
+                // Unmap the file before the graph is built: its pages would otherwise stay resident beside the
+                // graph's arrays, and the file is about as big as the graph.
+                drop(map);
+                Ok(moves.build())
+            }
+        }
     }
 }
