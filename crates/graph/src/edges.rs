@@ -8,7 +8,7 @@
 use rayon::prelude::*;
 
 use crate::csr::Csr;
-use crate::error::ParseError;
+use crate::error::{ParseError, printable};
 use crate::graph::{Graph, Moves, Names};
 
 /// Bytes per chunk handed to one parallel task: big enough to amortise scheduling, small enough to balance.
@@ -197,7 +197,7 @@ fn describe(bytes: &[u8], error: ChunkError) -> ParseError {
     match error.kind {
         ErrorKind::Syntax(reason) => ParseError::Syntax { line, reason },
         ErrorKind::Number(start, end) => {
-            let token = String::from_utf8_lossy(&bytes[start..end.min(start + 40)]).into_owned();
+            let token = printable(&String::from_utf8_lossy(&bytes[start..end.min(start + 40)]));
             ParseError::Number { line, text: token }
         }
     }
@@ -255,6 +255,10 @@ mod tests {
         assert_eq!(
             error("0 1\n\n1 -2\n"),
             "line 3: `-2` is not a position number (0 to 4294967295)"
+        );
+        assert_eq!(
+            error("0 1\n1 2\x07\n"),
+            "line 2: `2?` is not a position number (0 to 4294967295)"
         );
         assert_eq!(
             error("0 1\n1 2x\n"),

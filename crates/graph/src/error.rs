@@ -50,3 +50,11 @@ pub enum DecodeError {
     #[error("serialized graph is corrupt: {0}")]
     Corrupt(&'static str),
 }
+
+/// Text from a file as an error shows it: control characters (which could move the terminal's cursor or end the
+/// line) are replaced by `?`, so that the message stays one readable line.
+pub(crate) fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect()
+}

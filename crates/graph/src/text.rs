@@ -14,7 +14,7 @@
 use std::collections::HashMap;
 
 use crate::csr::Csr;
-use crate::error::ParseError;
+use crate::error::{ParseError, printable};
 use crate::graph::{Graph, Moves, Names};
 
 /// One position's line, split but not yet resolved.
@@ -64,7 +64,7 @@ pub fn parse_text(bytes: &[u8]) -> Result<Graph, ParseError> {
         if let Some(&first) = by_name.get(line.name) {
             return Err(ParseError::DuplicateName {
                 line: line.number,
-                name: line.name.to_owned(),
+                name: printable(line.name),
                 first: lines[first as usize].number,
             });
         }
@@ -79,7 +79,7 @@ pub fn parse_text(bytes: &[u8]) -> Result<Graph, ParseError> {
                 None => {
                     return Err(ParseError::UnknownName {
                         line: line.number,
-                        name: option.to_owned(),
+                        name: printable(option),
                     });
                 }
             }
@@ -211,6 +211,10 @@ mod tests {
             "line 3: position `a` is already defined on line 1"
         );
         assert_eq!(error("a : \nb c\n"), "line 2: expected `name : options`");
+        assert_eq!(
+            error("a : b\u{1b}[2J\n"),
+            "line 1: unknown position `b?[2J` (every option needs its own `b?[2J : ...` line)"
+        );
         assert_eq!(
             error(" : a\n"),
             "line 1: the position has no name before `:`"
