@@ -34,7 +34,7 @@ pub enum Backing {
     /// Anonymous memory.
     #[default]
     Memory,
-    /// Files in this directory, removed when the array is dropped.
+    /// Files in this directory, unlinked as soon as they are mapped (their space is freed with the mapping).
     Directory(PathBuf),
 }
 
@@ -42,7 +42,8 @@ pub enum Backing {
 pub struct MappedArray<A: Atomic> {
     map: MmapMut,
     len: usize,
-    file: Option<(File, PathBuf)>,
+    /// The file of a file-backed array, kept open while it is mapped (its name is already gone).
+    _file: Option<File>,
     _atomic: PhantomData<A>,
 }
 
@@ -65,15 +66,18 @@ impl<A: Atomic> MappedArray<A> {
                     .open(&path)?;
                 file.set_len(mapped_bytes as u64)?;
                 // SAFETY: the file was just created by us under a fresh name and nobody else maps or truncates it
-                // while the mapping lives (it is removed on drop).
+                // while the mapping lives (it is unlinked at once, below).
                 let map = unsafe { MmapMut::map_mut(&file)? };
-                (map, Some((file, path)))
+                // The mapping keeps the data; unlinking the name now means that no file is left behind, even by a
+                // process that is killed.
+                std::fs::remove_file(&path)?;
+                (map, Some(file))
             }
         };
         Ok(MappedArray {
             map,
             len,
-            file,
+            _file: file,
             _atomic: PhantomData,
         })
     }
@@ -99,14 +103,6 @@ impl<A: Atomic> MappedArray<A> {
         // zero-initialised, and lives as long as `self`. `A` is valid for every bit pattern (trait `Atomic`). We only
         // ever hand out shared references, and all mutation goes through the atomics' interior mutability.
         unsafe { std::slice::from_raw_parts(self.map.as_ptr().cast::<A>(), self.len) }
-    }
-}
-
-impl<A: Atomic> Drop for MappedArray<A> {
-    fn drop(&mut self) {
-        if let Some((_, path)) = &self.file {
-            let _ = std::fs::remove_file(path);
-        }
     }
 }
 
@@ -140,7 +136,8 @@ mod tests {
         {
             let a = MappedArray::<AtomicU32>::new(4096, &backing, "cells").unwrap();
             a.as_slice()[4095].store(u32::MAX, Ordering::Relaxed);
-            assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+            assert_eq!(a.as_slice()[4095].load(Ordering::Relaxed), u32::MAX);
+            assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
         }
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }

@@ -497,6 +497,7 @@ impl<G: Game> Sliced<'_, G> {
     fn write_file(&mut self, name: &str, bytes: &[u8]) -> io::Result<()> {
         let mut file = File::create(self.path(name))?;
         file.write_all(bytes)?;
+        release_cache(&file, bytes.len() as u64);
         self.report.bytes_written += bytes.len() as u64;
         Ok(())
     }
@@ -623,7 +624,7 @@ impl<G: Game> Sliced<'_, G> {
             state.refuting_exits |= refuting.load(Ordering::Relaxed);
             state.seeds[slice] = seeds;
             if state.seeds[slice].remove(&0).is_some() {
-                frontier.extend(&due(&buffer, base, len, 0))?;
+                write_due(&buffer, base, len, 0, &mut frontier)?;
             }
             self.write_file(&cells_name(slice, 1), buffer.bytes(len))?;
             (self.progress)(&Progress::Initialising {
@@ -751,7 +752,7 @@ impl<G: Game> Sliced<'_, G> {
             }
             let (base, len) = state.slice_range(slice);
             self.load(state, resident, slice)?;
-            frontier.extend(&due(&resident.cells, base, len, later))?;
+            write_due(&resident.cells, base, len, later, &mut frontier)?;
         }
         state.frontier_len = frontier.finish(&mut self.report)?;
         state.frontier_tag = tag;
@@ -819,8 +820,10 @@ impl<G: Game> Sliced<'_, G> {
             }
             self.step()?;
         }
-        for w in writers.into_iter().flatten() {
-            w.into_inner().map_err(|e| e.into_error())?;
+        for (w, &entries) in writers.into_iter().zip(&counts) {
+            if let Some(w) = w {
+                release_cache(&w.into_inner().map_err(|e| e.into_error())?, entries * 4);
+            }
         }
         Ok(counts)
     }
@@ -890,7 +893,7 @@ impl<G: Game> Sliced<'_, G> {
                 }
             }
             drop(file);
-            frontier.extend(&due(&resident.cells, base, len, g + 1))?;
+            write_due(&resident.cells, base, len, g + 1, &mut frontier)?;
             self.step()?;
         }
         for (slice, &entries) in buckets.iter().enumerate() {
@@ -970,26 +973,57 @@ impl<G: Game> Sliced<'_, G> {
     }
 }
 
-/// The indices of a resident slice whose cells hold a value of exactly `g` plies, as frontier entries.
-fn due<W: Width>(cells: &Cells<W>, base: u64, len: usize, g: u32) -> Vec<u64> {
+/// Appends to `frontier` the indices of a resident slice whose cells hold a value of exactly `g` plies, a block at
+/// a time so that the entries never take more memory than a block's worth.
+fn write_due<W: Width>(
+    cells: &Cells<W>,
+    base: u64,
+    len: usize,
+    g: u32,
+    frontier: &mut FrontierWriter,
+) -> io::Result<()> {
     if g > W::MAX_PLIES {
-        return Vec::new();
+        return Ok(());
     }
     let (won, lost) = (W::won(g), W::lost(g));
-    (0..len.div_ceil(TASK))
-        .into_par_iter()
-        .map(|task| {
-            let mut found = Vec::new();
-            for offset in task * TASK..((task + 1) * TASK).min(len) {
-                let raw = cells.raw(offset);
-                if raw == won || raw == lost {
-                    found.push((base + offset as u64) << 1 | u64::from(raw == won));
+    const BLOCK: usize = 64 * TASK;
+    for block in (0..len).step_by(BLOCK) {
+        let end = (block + BLOCK).min(len);
+        let found: Vec<Vec<u64>> = (block..end)
+            .step_by(TASK)
+            .collect::<Vec<_>>()
+            .into_par_iter()
+            .map(|start| {
+                let mut found = Vec::new();
+                for offset in start..(start + TASK).min(end) {
+                    let raw = cells.raw(offset);
+                    if raw == won || raw == lost {
+                        found.push((base + offset as u64) << 1 | u64::from(raw == won));
+                    }
                 }
-            }
-            found
-        })
-        .flatten()
-        .collect()
+                found
+            })
+            .collect();
+        for entries in found {
+            frontier.extend(&entries)?;
+        }
+    }
+    Ok(())
+}
+
+/// Asks the kernel to write a file's pages out now and to drop them from the page cache: the cache of written files
+/// counts against a memory cgroup's limit, and none of them is read again soon.
+fn release_cache(file: &File, bytes: u64) {
+    use std::os::fd::AsRawFd;
+    // Small files are not worth a system call (nor the early writeback it starts).
+    if bytes < 1 << 20 {
+        return;
+    }
+    // SAFETY: posix_fadvise only reads the descriptor, which `file` keeps open for the duration of the call; it is
+    // advice, and its failure changes nothing but speed.
+    unsafe {
+        libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED);
+    }
 }
 
 fn merge_counts(mut a: BTreeMap<u32, u64>, b: BTreeMap<u32, u64>) -> BTreeMap<u32, u64> {
@@ -1028,7 +1062,8 @@ impl FrontierWriter {
 
     /// Flushes the file (the checkpoint that names it syncs it); returns its number of entries.
     fn finish(self, report: &mut Report) -> io::Result<u64> {
-        self.out.into_inner().map_err(|e| e.into_error())?;
+        let file = self.out.into_inner().map_err(|e| e.into_error())?;
+        release_cache(&file, self.len * 8);
         report.bytes_written += self.len * 8;
         Ok(self.len)
     }
