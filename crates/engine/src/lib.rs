@@ -39,8 +39,10 @@ pub struct SolveOptions {
     /// Normal play (no move loses) or misère play (no move wins).
     pub convention: PlayConvention,
     /// A work directory for scratch files and checkpoints. With one, the engine works slice by slice through files
-    /// of this directory (as many slices as the memory budget calls for, often one), commits a checkpoint after
-    /// every generation, resumes from the last checkpoint it finds there, and removes its files when it succeeds.
+    /// of this directory (as many slices as the memory budget calls for, often one), commits a checkpoint at the end
+    /// of a generation at most every 20 seconds, resumes from the last checkpoint it finds there, and removes its
+    /// files when it succeeds (the solved cells then live in an unlinked file of this directory until the
+    /// `Solution` is dropped).
     /// Without one, everything is in memory and the table must fit the budget.
     pub work_dir: Option<PathBuf>,
     /// The most memory the engine's arrays may take, in bytes. `None`: half of the machine's RAM.

@@ -20,7 +20,11 @@
 //! own distance). So the schedule shrinks to counts: per slice, how many values were scheduled at each generation,
 //! which says which slices must be read to publish them and which generation comes next when a frontier is empty.
 //!
-//! Checkpoints: every file a generation writes has a fresh tag; the old files stay until the new manifest is
+//! One slice stays resident between phases and is written back only when another takes its place or a checkpoint
+//! is due, so that a table that fits in one slice is read once and written at checkpoints only.
+//!
+//! Checkpoints are committed at the end of a generation when the last one is [`COMMIT_INTERVAL`] old (and after
+//! initialisation and widening). Every file has a fresh tag; the files a checkpoint names stay until the next one is
 //! committed (written to a temporary name, synced, renamed, directory synced), so a build killed at any moment
 //! finds either the old checkpoint or the new one, complete, and anything else in the directory is garbage from an
 //! unfinished phase, removed on resume. The manifest carries a checksum of its own text, the lengths of the files it
