@@ -202,6 +202,13 @@ fn side_json(value: Value, options: &[Option_]) -> String {
 
 /// `retro probe --tables DIR graph NAME POSITION`.
 pub fn probe(tables: &Tables, what: &[String], as_json: bool) -> Result<()> {
+    print!("{}", render_probe(tables, what, as_json)?);
+    Ok(())
+}
+
+/// What `probe` prints: one line of JSON, or a readable listing.
+fn render_probe(tables: &Tables, what: &[String], as_json: bool) -> Result<String> {
+    use std::fmt::Write;
     let [name, position] = what else {
         bail!("probing a graph table takes the table's name and a position: graph NAME POSITION");
     };
@@ -233,24 +240,27 @@ pub fn probe(tables: &Tables, what: &[String], as_json: bool) -> Result<()> {
         } else {
             side_json(sides[0].1, &sides[0].2)
         };
-        println!("{{\"position\":{},{body}}}", json::string(position));
-        return Ok(());
+        return Ok(format!(
+            "{{\"position\":{},{body}}}\n",
+            json::string(position)
+        ));
     }
+    let mut out = String::new();
     for (word, value, options) in &sides {
         let who = if word.is_empty() {
             String::new()
         } else {
             format!(", {word} to move")
         };
-        println!("{position}{who}: {}", describe(*value));
+        writeln!(out, "{position}{who}: {}", describe(*value))?;
         if options.is_empty() {
-            println!("  no move");
+            writeln!(out, "  no move")?;
         }
         for o in options {
-            println!("  {:<12} {}", o.to, describe(o.value));
+            writeln!(out, "  {:<12} {}", o.to, describe(o.value))?;
         }
     }
-    Ok(())
+    Ok(out)
 }
 
 /// `retro info --tables DIR graph NAME`.
@@ -275,4 +285,166 @@ pub fn verify(table: &Table) -> Result<u64> {
             format!("position {}", graph.name(p))
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tables::{CACHE_BYTES, open_tables};
+
+    /// Writes `text` as DIR/NAME.txt and generates its table into DIR/out.
+    fn generate_text(dir: &std::path::Path, name: &str, text: &str, misere: bool) -> PathBuf {
+        let file = dir.join(format!("{name}.txt"));
+        std::fs::write(&file, text).unwrap();
+        let out = dir.join("out");
+        generate(&GenerateGraphArgs {
+            file,
+            edges: false,
+            misere,
+            out: out.clone(),
+            threads: Some(2),
+            quiet: true,
+        })
+        .unwrap();
+        out
+    }
+
+    fn probe_json(out: &std::path::Path, name: &str, position: &str) -> String {
+        let tables = Tables::open(out, CACHE_BYTES).unwrap();
+        render_probe(&tables, &[name.to_string(), position.to_string()], true).unwrap()
+    }
+
+    #[test]
+    fn impartial_probe_lists_moves_best_first_from_the_movers_view() {
+        let dir = tempfile::tempdir().unwrap();
+        // a -> b, c, d; b -> end; c -> a (a cycle); d -> b; end has no move.
+        let out = generate_text(
+            dir.path(),
+            "g",
+            "a : b c d\nb : end\nc : a\nd : b\nend :\n",
+            false,
+        );
+        assert_eq!(
+            probe_json(&out, "g", "d"),
+            "{\"position\":\"d\",\"outcome\":\"loss\",\"plies\":2,\"moves\":[{\"to\":\"b\",\"outcome\":\"loss\",\"plies\":2}]}\n"
+        );
+        // a: moving to d (where the mover loses in 2) wins in 3; moving to c (which loses in 4, its only move
+        // being back to a) wins in 5; moving to b (which wins in 1) loses in 2.
+        assert_eq!(
+            probe_json(&out, "g", "a"),
+            "{\"position\":\"a\",\"outcome\":\"win\",\"plies\":3,\"moves\":[\
+             {\"to\":\"d\",\"outcome\":\"win\",\"plies\":3},\
+             {\"to\":\"c\",\"outcome\":\"win\",\"plies\":5},\
+             {\"to\":\"b\",\"outcome\":\"loss\",\"plies\":2}]}\n"
+        );
+        let tables = open_tables(&out).unwrap();
+        let table = open_table(&tables, "graph", "g").unwrap();
+        assert_eq!(verify(&table).unwrap(), 5);
+        tables::check_files(&table).unwrap();
+    }
+
+    #[test]
+    fn partizan_probe_gives_each_mover_its_own_moves() {
+        let dir = tempfile::tempdir().unwrap();
+        // Left can move from a to end, Right cannot move from a at all.
+        let out = generate_text(dir.path(), "p", "a : end |\nend : |\n", false);
+        assert_eq!(
+            probe_json(&out, "p", "a"),
+            "{\"position\":\"a\",\"left\":{\"outcome\":\"win\",\"plies\":1,\"moves\":[\
+             {\"to\":\"end\",\"outcome\":\"win\",\"plies\":1}]},\
+             \"right\":{\"outcome\":\"loss\",\"plies\":0,\"moves\":[]}}\n"
+        );
+        let tables = open_tables(&out).unwrap();
+        let table = open_table(&tables, "graph", "p").unwrap();
+        assert_eq!(verify(&table).unwrap(), 4);
+        let fields = tables::info_fields(&table, &["left", "right"], |i| (i & 1) as usize).unwrap();
+        let counts = &fields.iter().find(|(k, _)| k == "counts").unwrap().1;
+        assert_eq!(
+            counts,
+            "{\"left\":{\"win\":1,\"draw\":0,\"loss\":1},\"right\":{\"win\":0,\"draw\":0,\"loss\":2}}"
+        );
+    }
+
+    #[test]
+    fn misere_tables_verify_under_misere_play() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = generate_text(dir.path(), "m", "a : b\nb :\n", true);
+        // Under misere play b (no move) is a win, so a loses.
+        assert!(
+            probe_json(&out, "m", "a")
+                .starts_with("{\"position\":\"a\",\"outcome\":\"loss\",\"plies\":1,")
+        );
+        let tables = open_tables(&out).unwrap();
+        let table = open_table(&tables, "graph", "m").unwrap();
+        assert_eq!(
+            tables::convention_of(&table).unwrap(),
+            retro_engine::PlayConvention::Misere
+        );
+        assert_eq!(verify(&table).unwrap(), 2);
+    }
+
+    #[test]
+    fn a_wrong_value_fails_verify_and_unknown_positions_are_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = generate_text(dir.path(), "w", "a : b\nb : c\nc :\n", false);
+        let tables = open_tables(&out).unwrap();
+        let err = render_probe(&tables, &["w".into(), "zz".into()], true).unwrap_err();
+        assert_eq!(err.to_string(), "graph w has no position named \"zz\"");
+        let err = render_probe(&tables, &["nope".into(), "a".into()], true).unwrap_err();
+        assert!(
+            err.to_string().ends_with("nope.rwdl: no such file"),
+            "{err}"
+        );
+
+        // Rewrite the table with a wrong value (c claimed a draw): checksums are right, the certificate is not, and
+        // it names the first position whose moves disagree (b, whose only move now reaches a draw).
+        let graph = graph_of(&open_table(&tables, "graph", "w").unwrap()).unwrap();
+        let payload = graph.to_bytes();
+        let spec = TableSpec {
+            game: "graph",
+            name: "w",
+            params: vec![],
+            sides: 1,
+            side_of: |_| 0,
+            size: 3,
+            payload: &payload,
+            options: WriteOptions::default(),
+        };
+        let wrong = [Some(Value::loss(2)), Some(Value::win(1)), Some(Value::DRAW)];
+        write_table(&out, &spec, |i| wrong[i as usize]).unwrap();
+        let tables = open_tables(&out).unwrap();
+        let table = open_table(&tables, "graph", "w").unwrap();
+        tables::check_files(&table).unwrap();
+        let err = verify(&table).unwrap_err().to_string();
+        assert!(
+            err.ends_with("w.rdst: inconsistent: position b (index 1) is stored as win in 1 but its moves give draw"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_flipped_bit_is_reported_by_probe_info_and_verify_with_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = generate_text(dir.path(), "f", "a : b\nb : c\nc :\n", false);
+        let path = out.join("graph").join("f.rdst");
+        let clean = std::fs::read(&path).unwrap();
+        // A bit in the header, and a bit in the last block.
+        for at in [30, clean.len() - 3] {
+            let mut damaged = clean.clone();
+            damaged[at] ^= 0x10;
+            std::fs::write(&path, &damaged).unwrap();
+            let tables = open_tables(&out).unwrap();
+            let error = match open_table(&tables, "graph", "f") {
+                Err(e) => e.to_string(),
+                Ok(table) => {
+                    let probe = render_probe(&tables, &["f".into(), "a".into()], true).unwrap_err();
+                    let checks = tables::check_files(&table).unwrap_err();
+                    assert_eq!(probe.to_string(), checks.to_string());
+                    checks.to_string()
+                }
+            };
+            assert!(error.contains(&format!("{}: ", path.display())), "{error}");
+            assert!(error.contains("checksum"), "{error}");
+        }
+    }
 }
