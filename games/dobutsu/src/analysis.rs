@@ -79,7 +79,8 @@ pub fn position_value<V: Fn(Index) -> Option<Value>>(
 
 const CHUNK: u64 = 1 << 16;
 
-/// Counts over every position of the table, from its values.
+/// Counts over every position the table numbers: stored ones from their values, the others (won in 1) from the
+/// board.
 pub fn table_counts<V: Fn(Index) -> Option<Value> + Sync>(table: &Indexer, values: V) -> Counts {
     let size = table.size();
     (0..size.div_ceil(CHUNK))
@@ -87,11 +88,19 @@ pub fn table_counts<V: Fn(Index) -> Option<Value> + Sync>(table: &Indexer, value
         .map(|chunk| {
             let mut counts = Counts::default();
             for i in chunk * CHUNK..((chunk + 1) * CHUNK).min(size) {
-                if let Some(v) = values(i) {
-                    let symmetric = table.class_is_symmetric(i)
-                        && table.decode(i).is_some_and(|b| b == b.mirror());
-                    counts.add(v, symmetric);
+                let stored = values(i);
+                if !table.class_is_symmetric(i) {
+                    // Not stored: won in 1. No hole here is a mirror image, and no position its own mirror image.
+                    counts.add(stored.unwrap_or(Value::win(1)), false);
+                    continue;
                 }
+                let Some(board) = table.decode(i) else {
+                    continue; // The mirror image of a position numbered elsewhere.
+                };
+                let value = stored
+                    .or_else(|| known_value(&board))
+                    .expect("a numbered position has a value");
+                counts.add(value, board == board.mirror());
             }
             counts
         })
