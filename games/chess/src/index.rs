@@ -355,7 +355,17 @@ impl TableIndex {
     /// Whether the position at `index` is a legal position and `index` is its canonical number; returns it.
     pub fn position(&self, index: u64) -> Option<Position> {
         let pos = self.decode(index).ok()?;
-        if pos.validate().is_err() || self.encode_oriented(&pos) != index {
+        // Decoding puts one king of each colour on a canonical pair that does not touch, and pawns on ranks 2-7:
+        // what is left to test is check, and, only where a second symmetry keeps the kings canonical (both on
+        // the diagonal), that this index is the smaller of the position's two.
+        debug_assert!(pos.validate().is_ok() || pos.in_check(pos.turn().other()));
+        if pos.in_check(pos.turn().other()) {
+            return None;
+        }
+        let (wk, bk) = (pos.king(Color::White), pos.king(Color::Black));
+        if self.raw_pairs[wk.index() * 64 + bk.index()].second != u8::MAX
+            && self.encode_oriented(&pos) != index
+        {
             return None;
         }
         Some(pos)
