@@ -59,12 +59,12 @@ pub fn load(path: &Path, edges: bool, threads: Option<usize>) -> Result<(Graph, 
 
 fn write_json(out: &mut impl Write, graph: &Graph, values: &GrundyValues) -> Result<()> {
     out.write_all(b"{\"positions\":[")?;
-    for p in 0..graph.positions() as u32 {
+    for (p, value) in values.iter().enumerate() {
         if p > 0 {
             out.write_all(b",")?;
         }
-        let name = json::string(&graph.name(p).to_string());
-        match values.get(p) {
+        let name = json::string(&graph.name(p as u32).to_string());
+        match value {
             Grundy::Finite(value) => write!(out, "{{\"name\":{name},\"value\":{value}}}")?,
             Grundy::Infinite(k) => {
                 write!(out, "{{\"name\":{name},\"value\":\"inf\",\"options\":[")?;
@@ -89,8 +89,8 @@ fn write_summary(
     json: bool,
 ) -> Result<()> {
     let (mut win, mut loss, mut draw) = (0u64, 0u64, 0u64);
-    for p in 0..graph.positions() as u32 {
-        match values.outcome(p) {
+    for value in values.iter() {
+        match value.outcome() {
             Outcome::Win => win += 1,
             Outcome::Loss => loss += 1,
             Outcome::Draw => draw += 1,
@@ -131,15 +131,14 @@ fn write_table(out: &mut impl Write, graph: &Graph, values: &GrundyValues) -> Re
         .unwrap_or(8)
         .max(8);
     writeln!(out, "{:<width$}  {:<12}  outcome", "position", "value")?;
-    for p in 0..graph.positions() as u32 {
-        let value = values.get(p);
+    for (p, value) in values.iter().enumerate() {
         let shown = value.to_string();
         // Pad by characters, not bytes: `∞` is three bytes.
         let pad = 12usize.saturating_sub(shown.chars().count());
         writeln!(
             out,
             "{:<width$}  {shown}{:pad$}  {}",
-            graph.name(p).to_string(),
+            graph.name(p as u32).to_string(),
             "",
             value.outcome()
         )?;

@@ -166,6 +166,21 @@ impl GrundyValues {
         }
     }
 
+    /// γ of every position, in order: cheaper than [`get`](GrundyValues::get) position by position, which has to
+    /// search for the set K of each position of value ∞.
+    pub fn iter(&self) -> impl Iterator<Item = Grundy<'_>> + '_ {
+        let mut j = 0;
+        self.values.iter().map(move |&value| {
+            if value == INFINITE {
+                let k = &self.k_values[self.k_offsets[j] as usize..self.k_offsets[j + 1] as usize];
+                j += 1;
+                Grundy::Infinite(k)
+            } else {
+                Grundy::Finite(value)
+            }
+        })
+    }
+
     /// γ of `position` if it is finite.
     pub fn finite(&self, position: u32) -> Option<u32> {
         let value = self.values[position as usize];
@@ -449,6 +464,9 @@ mod tests {
         assert_eq!(show(&graph, &values, "c"), "∞{1}");
         assert_eq!(values.outcome(graph.lookup("c").unwrap()), Outcome::Draw);
         assert_eq!(values.infinite_count(), 3);
+        let all: Vec<Grundy<'_>> = values.iter().collect();
+        let each: Vec<Grundy<'_>> = (0..5).map(|p| values.get(p)).collect();
+        assert_eq!(all, each);
         assert_eq!(values.max_finite(), Some(1));
     }
 
@@ -483,6 +501,7 @@ mod tests {
             let one = pool(1).install(|| GrundyValues::compute(&graph).unwrap());
             let two = pool(2).install(|| GrundyValues::compute(&graph).unwrap());
             assert_eq!(one, two);
+            assert!(one.iter().enumerate().all(|(p, g)| g == one.get(p as u32)));
             assert!(one.max_finite() > Some(1));
             infinite += one.infinite_count();
         }
