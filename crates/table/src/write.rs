@@ -35,7 +35,8 @@ pub struct TableSpec<'a, S> {
 /// Block sizes and compression levels. The defaults suit tables from a few positions to a billion.
 #[derive(Clone, Copy, Debug)]
 pub struct WriteOptions {
-    /// Values per block in the WDL file (a power of two; 2^18 values are 64 KiB decompressed).
+    /// Values per block in the WDL file (a power of two; 2^20 values are 256 KiB decompressed). Larger blocks
+    /// compress better (KRvKR: 83.6 KB with 2^18, 69.8 KB with 2^20) at the cost of slower cold probes.
     pub wdl_block_values: u32,
     /// Values per block in the distance file (a power of two).
     pub distance_block_values: u32,
@@ -50,7 +51,7 @@ pub struct WriteOptions {
 impl Default for WriteOptions {
     fn default() -> WriteOptions {
         WriteOptions {
-            wdl_block_values: 1 << 18,
+            wdl_block_values: 1 << 20,
             distance_block_values: 1 << 16,
             wdl_level: 19,
             distance_level: 12,
