@@ -40,9 +40,9 @@ pub struct ProbeArgs {
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
-    /// The game: graph.
+    /// The game: graph, chess or dobutsu.
     pub game: String,
-    /// What to probe, as the game wants it: `graph NAME POSITION`.
+    /// What to probe, as the game wants it: `graph NAME POSITION`, `chess FEN`, `dobutsu POSITION`.
     #[arg(required = true, num_args = 1..)]
     pub what: Vec<String>,
 }
@@ -55,9 +55,9 @@ pub struct InfoArgs {
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
-    /// The game: graph.
+    /// The game: graph, chess or dobutsu.
     pub game: String,
-    /// The table's name (a graph's file stem).
+    /// The table's name (a graph's file stem, a chess material, `dobutsu`).
     pub name: String,
 }
 
@@ -69,7 +69,7 @@ pub struct VerifyArgs {
     /// Worker threads (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,
-    /// The game: graph.
+    /// The game: graph, chess or dobutsu.
     pub game: String,
     /// The table's name.
     pub name: String,
