@@ -116,7 +116,14 @@ pub fn generate(args: &GenerateDobutsuArgs) -> Result<()> {
             }
         };
         say("searching the positions reachable from the start");
-        let reachable = Reachable::search(indexer);
+        let reachable = Reachable::search_with_progress(indexer, &|depth, new| {
+            if !quiet && depth % 10 == 0 {
+                eprintln!(
+                    "[{:7.1} s]   ply {depth}: {new} new positions",
+                    start.elapsed().as_secs_f64()
+                );
+            }
+        });
         say("counting the legal positions outside the table");
         let outside = outside_table_counts();
         say("solving");

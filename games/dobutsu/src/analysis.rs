@@ -240,6 +240,15 @@ impl Reachable {
     /// Runs the search (in the current rayon pool). While it runs it holds six bitmaps of the complete numbering,
     /// about 640 MB; what it keeps afterwards is one bitmap of the table, about 42 MB.
     pub fn search(table: &Indexer) -> Reachable {
+        Reachable::search_with_progress(table, &|_, _| {})
+    }
+
+    /// [`Reachable::search`], calling `progress(depth, new)` after each ply of the search with the number of
+    /// positions first reached at that depth.
+    pub fn search_with_progress(
+        table: &Indexer,
+        progress: &(dyn Fn(u32, u64) + Sync),
+    ) -> Reachable {
         let all = Indexer::complete();
         let size = all.size();
         let reached = [Bits::new(size), Bits::new(size)];
@@ -280,6 +289,7 @@ impl Reachable {
                 break;
             }
             depth += 1;
+            progress(depth, found);
             std::mem::swap(&mut frontier, &mut next);
             next[0].clear();
             next[1].clear();
