@@ -12,6 +12,7 @@ use bitvec::prelude::{BitSlice, Lsb0};
 use rayon::prelude::*;
 
 use crate::mapped::{Backing, MappedArray};
+use crate::schedule::Bucket;
 
 /// Bits handled by one rayon task when walking a dense frontier.
 const WORDS_PER_TASK: usize = 256;
@@ -136,12 +137,30 @@ impl Frontier {
         }
     }
 
-    /// Adds positions found outside a walk (seeds of a generation): each must not be in the frontier yet.
-    pub fn extend(&mut self, indices: &[u64]) {
-        if indices.is_empty() {
+    /// Sets the bit of `index` in an empty frontier that is being filled from outside a walk (the first frontier,
+    /// during initialisation); [`Frontier::marked`] ends the filling.
+    #[inline]
+    pub fn mark(&self, index: u64) {
+        self.bits().set_aliased(index as usize, true);
+    }
+
+    /// Ends a filling by [`Frontier::mark`] of `count` distinct positions: the frontier is now that bitmap.
+    pub fn marked(&mut self, count: u64) {
+        debug_assert!(self.sparse.is_empty() && self.len == 0);
+        self.dense = true;
+        self.len = count;
+    }
+
+    /// Adds the positions of `seeds` for which `keep` holds (seeds of a generation, found outside a walk): none of
+    /// them may be in the frontier yet. Nothing is copied when the frontier is a bitmap.
+    pub fn extend<F>(&mut self, seeds: &Bucket, keep: F)
+    where
+        F: Fn(u64) -> bool + Sync,
+    {
+        if seeds.is_empty() {
             return;
         }
-        if !self.dense && self.len + indices.len() as u64 > dense_threshold(self.size) {
+        if !self.dense && self.len + seeds.len() as u64 > dense_threshold(self.size) {
             // Turn the list into a bitmap first.
             let bits = self.bits();
             for &i in &self.sparse {
@@ -152,15 +171,19 @@ impl Frontier {
         }
         if self.dense {
             let bits = self.bits();
-            indices
-                .par_iter()
-                .with_min_len(1024)
-                .for_each(|&i| bits.set_aliased(i as usize, true));
+            let added: u64 = seeds
+                .par_indices()
+                .filter(|&i| keep(i))
+                .map(|i| bits.set_aliased(i as usize, true))
+                .count() as u64;
+            self.len += added;
         } else {
-            self.sparse.extend_from_slice(indices);
+            let before = self.sparse.len();
+            self.sparse
+                .par_extend(seeds.par_indices().filter(|&i| keep(i)));
+            self.len += (self.sparse.len() - before) as u64;
             self.sparse.par_sort_unstable();
         }
-        self.len += indices.len() as u64;
     }
 }
 
@@ -171,8 +194,9 @@ fn dense_threshold(size: u64) -> u64 {
 }
 
 /// How many positions one collector keeps in a list before it writes them to the next frontier's bitmap.
+/// Small, because rayon may run many collectors at once: what they hold is memory outside the bitmap.
 fn collector_capacity(size: u64) -> usize {
-    (size / 256).clamp(4096, 1 << 20) as usize
+    (size / 256).clamp(256, 4096) as usize
 }
 
 /// What the collectors of one walk gathered and have not yet written to the next frontier's bitmap.

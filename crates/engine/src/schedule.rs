@@ -8,9 +8,11 @@
 
 use std::collections::BTreeMap;
 
+use rayon::prelude::*;
+
 /// The indices scheduled for one generation. Indices below 2^32 take four bytes.
 #[derive(Default)]
-struct Bucket {
+pub struct Bucket {
     narrow: Vec<u32>,
     wide: Vec<u64>,
 }
@@ -28,11 +30,29 @@ impl Bucket {
         self.wide.append(&mut other.wide);
     }
 
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.narrow.len() + self.wide.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The entries, in parallel, without copying them into a wider vector.
+    pub fn par_indices(&self) -> impl ParallelIterator<Item = u64> + '_ {
+        let narrow = self
+            .narrow
+            .par_iter()
+            .with_min_len(4096)
+            .map(|&i| u64::from(i));
+        let wide = self.wide.par_iter().with_min_len(4096).copied();
+        narrow.chain(wide)
+    }
+
+    #[cfg(test)]
     fn into_indices(self) -> Vec<u64> {
-        let mut all = Vec::with_capacity(self.narrow.len() + self.wide.len());
-        all.extend(self.narrow.iter().map(|&i| u64::from(i)));
-        all.extend_from_slice(&self.wide);
-        all
+        self.par_indices().collect()
     }
 }
 
@@ -62,11 +82,8 @@ impl Schedule {
     }
 
     /// Removes and returns the entries of `generation`.
-    pub fn take(&mut self, generation: u32) -> Vec<u64> {
-        self.buckets
-            .remove(&generation)
-            .map(Bucket::into_indices)
-            .unwrap_or_default()
+    pub fn take(&mut self, generation: u32) -> Bucket {
+        self.buckets.remove(&generation).unwrap_or_default()
     }
 
     /// The earliest generation with entries.
@@ -88,11 +105,12 @@ mod tests {
         b.push(3, 9);
         let mut s = a.merge(b);
         assert_eq!(s.first_generation(), Some(1));
-        assert_eq!(s.take(1), vec![u64::from(u32::MAX) + 5]);
-        let mut three = s.take(3);
+        assert_eq!(s.take(1).into_indices(), vec![u64::from(u32::MAX) + 5]);
+        let mut three = s.take(3).into_indices();
         three.sort();
         assert_eq!(three, vec![7, 9]);
         assert_eq!(s.first_generation(), None);
         assert!(s.take(3).is_empty());
+        assert_eq!(s.take(3).len(), 0);
     }
 }

@@ -15,7 +15,7 @@
 //! value is determined by the generation that first reaches it, and all writes of one generation agree.
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
 use rayon::prelude::*;
 use retro_game::{Game, Move, Node, Outcome, PlayConvention};
@@ -172,9 +172,14 @@ impl<G: Game> Context<'_, G> {
         let max_moves = game.max_moves();
         let done = AtomicU32::new(0);
         let chunks = size.div_ceil(INIT_CHUNK);
+        // Positions decided at generation 0 (no move, checkmate) go straight into the first frontier's bitmap; only
+        // later ones wait in the schedule.
+        let mut frontier = Frontier::new(size, &self.backing)?;
+        let generation_zero = AtomicU64::new(0);
         let schedule = (0..chunks)
             .into_par_iter()
             .fold(Schedule::default, |mut schedule, chunk| {
+                let mut zero = 0u64;
                 let start = chunk * INIT_CHUNK;
                 for index in start..(start + INIT_CHUNK).min(size) {
                     let initial = initial::<G, W>(game, self.convention, index, max_moves);
@@ -188,12 +193,18 @@ impl<G: Game> Context<'_, G> {
                         None => too_deep.store(true, Ordering::Relaxed),
                         Some(state) => {
                             cells.set_raw(index as usize, W::encode(state));
-                            if let State::Won(p) | State::Lost(p) = state {
-                                schedule.push(p, index);
+                            match state {
+                                State::Won(0) | State::Lost(0) => {
+                                    frontier.mark(index);
+                                    zero += 1;
+                                }
+                                State::Won(p) | State::Lost(p) => schedule.push(p, index),
+                                _ => {}
                             }
                         }
                     }
                 }
+                generation_zero.fetch_add(zero, Ordering::Relaxed);
                 let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
                 if finished.is_multiple_of(1024) {
                     (self.progress)(&Progress::Initialising {
@@ -212,11 +223,12 @@ impl<G: Game> Context<'_, G> {
         if too_deep.load(Ordering::Relaxed) {
             return Ok(None);
         }
+        frontier.marked(generation_zero.load(Ordering::Relaxed));
         Ok(Some(Run {
             cells,
             schedule,
             refuting_exits: refuting.load(Ordering::Relaxed),
-            frontier: Frontier::new(size, &self.backing)?,
+            frontier,
             next: Frontier::new(size, &self.backing)?,
             generation: 0,
             resolved: 0,
@@ -227,13 +239,13 @@ impl<G: Game> Context<'_, G> {
         loop {
             let g = run.generation;
             // Publish the positions scheduled for this generation whose tentative value still stands.
-            let seeds: Vec<u64> = run
-                .schedule
-                .take(g)
-                .into_par_iter()
-                .filter(|&i| matches!(run.cells.state(i as usize), State::Won(p) | State::Lost(p) if p == g))
-                .collect();
-            run.frontier.extend(&seeds);
+            let seeds = run.schedule.take(g);
+            let cells = &run.cells;
+            run.frontier.extend(
+                &seeds,
+                |i| matches!(cells.state(i as usize), State::Won(p) | State::Lost(p) if p == g),
+            );
+            drop(seeds);
             if run.frontier.is_empty() {
                 match run.schedule.first_generation() {
                     Some(later) => {
