@@ -55,7 +55,7 @@ impl Default for WriteOptions {
             distance_block_values: 1 << 16,
             wdl_level: 19,
             distance_level: 12,
-            payload_level: 9,
+            payload_level: 3,
         }
     }
 }
