@@ -1,11 +1,106 @@
 //! What every long command shares: the thread pool, and the progress bar of a solve.
 
 use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
+use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use retro_engine::Progress;
+use retro_engine::{PlayConvention, Progress, SolveOptions};
+
+/// The options every solving command takes.
+#[derive(Args, Debug, Clone, Default)]
+pub struct EngineArgs {
+    /// Worker threads (default: all cores). The result does not depend on it.
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// The most memory the engine's arrays may use, e.g. 512M or 16G (default: half the RAM). A larger table is
+    /// built slice by slice through the work directory.
+    #[arg(long, value_parser = parse_size, value_name = "SIZE")]
+    pub memory: Option<u64>,
+    /// Directory for scratch files and checkpoints. With it, a build that is killed resumes from its last
+    /// checkpoint when the same command runs again. Default: none when the table fits the memory budget, else
+    /// a `.retro-work` directory next to the output.
+    #[arg(long, value_name = "DIR")]
+    pub work: Option<PathBuf>,
+    /// Ignore any checkpoint in the work directory and start over.
+    #[arg(long)]
+    pub fresh: bool,
+    /// No progress display.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+impl EngineArgs {
+    /// The engine's options; `default_work` is where scratch files go when the table does not fit in memory and no
+    /// `--work` was given.
+    pub fn options(&self, convention: PlayConvention, work: Option<PathBuf>) -> SolveOptions {
+        SolveOptions {
+            convention,
+            work_dir: self.work.clone().or(work),
+            memory: self.memory,
+            fresh: self.fresh,
+            ..Default::default()
+        }
+    }
+
+    /// Solves `game` with these options and a progress display: in memory when the table fits the budget, through
+    /// `default_work` (created if needed) when it does not and no `--work` was given.
+    pub fn solve<G: retro_engine::Game>(
+        &self,
+        game: &G,
+        convention: PlayConvention,
+        what: &str,
+        default_work: Option<&Path>,
+    ) -> Result<retro_engine::Solution> {
+        let progress = SolveProgress::new(what, self.quiet);
+        let attempt = |options: &SolveOptions| {
+            with_threads(self.threads, || {
+                retro_engine::solve_with_progress(game, options, &|p| progress.report(p))
+            })
+        };
+        let mut result = attempt(&self.options(convention, None))?;
+        if let (Err(retro_engine::EngineError::NeedsWorkDir { .. }), Some(dir)) =
+            (&result, default_work)
+        {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create the work directory {}", dir.display()))?;
+            result = attempt(&self.options(convention, Some(dir.to_owned())))?;
+            // The engine empties its work directory when it succeeds; remove the directory we made.
+            if result.is_ok() {
+                let _ = std::fs::remove_dir(dir);
+            }
+        }
+        progress.finish();
+        result.with_context(|| format!("cannot solve {what}"))
+    }
+}
+
+/// Parses a size such as `512M`, `16G`, `1.5GiB` or `1000000` (bytes). Units are powers of 1024.
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let number: f64 = number
+        .parse()
+        .map_err(|_| format!("`{text}` is not a size (examples: 512M, 16G)"))?;
+    let scale: u64 = match unit.trim().to_ascii_uppercase().as_str() {
+        "" | "B" => 1,
+        "K" | "KB" | "KIB" => 1 << 10,
+        "M" | "MB" | "MIB" => 1 << 20,
+        "G" | "GB" | "GIB" => 1 << 30,
+        "T" | "TB" | "TIB" => 1 << 40,
+        _ => return Err(format!("`{text}` has an unknown unit (use K, M, G or T)")),
+    };
+    let bytes = number * scale as f64;
+    if !(bytes >= 1.0 && bytes < u64::MAX as f64) {
+        return Err(format!("`{text}` is not a usable size"));
+    }
+    Ok(bytes as u64)
+}
 
 /// Runs `work` in a rayon pool of `threads` threads (all cores when `None`).
 pub fn with_threads<T: Send>(threads: Option<usize>, work: impl FnOnce() -> T + Send) -> Result<T> {
@@ -62,5 +157,21 @@ impl SolveProgress {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_size;
+
+    #[test]
+    fn sizes_parse_with_binary_units() {
+        assert_eq!(parse_size("512M"), Ok(512 << 20));
+        assert_eq!(parse_size("16G"), Ok(16 << 30));
+        assert_eq!(parse_size("1.5GiB"), Ok(3 << 29));
+        assert_eq!(parse_size("1000"), Ok(1000));
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("12Q").is_err());
+        assert!(parse_size("0").is_err());
     }
 }

@@ -5,11 +5,11 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use retro_engine::{PlayConvention, Solution, SolveOptions, Value};
+use retro_engine::{PlayConvention, Solution, Value};
 use retro_graph::{Format, Graph, GraphGame, Player};
 
 use crate::json;
-use crate::run::{SolveProgress, with_threads};
+use crate::run::EngineArgs;
 
 #[derive(Args, Debug)]
 pub struct SolveArgs {
@@ -21,18 +21,14 @@ pub struct SolveArgs {
     /// Misère play: the player who cannot move wins.
     #[arg(long)]
     pub misere: bool,
-    /// Worker threads (default: all cores). The result does not depend on it.
-    #[arg(long)]
-    pub threads: Option<usize>,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
     /// Print only the totals.
     #[arg(long)]
     pub summary: bool,
-    /// No progress display.
-    #[arg(long)]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub engine: EngineArgs,
 }
 
 pub fn run(args: &SolveArgs) -> Result<()> {
@@ -42,16 +38,10 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         Format::Text
     };
     let graph = Graph::read(&args.file, format).map_err(anyhow::Error::msg)?;
-    let options = SolveOptions {
-        convention: convention(args.misere),
-        ..Default::default()
-    };
     let game = graph.game();
-    let progress = SolveProgress::new("solving", args.quiet);
-    let solution = with_threads(args.threads, || {
-        retro_engine::solve_with_progress(&game, &options, &|p| progress.report(p))
-    })??;
-    progress.finish();
+    let solution = args
+        .engine
+        .solve(&game, convention(args.misere), "solving", None)?;
     let stdout = std::io::stdout().lock();
     let mut out = BufWriter::with_capacity(1 << 20, stdout);
     match (args.summary, args.json) {

@@ -146,3 +146,32 @@ fn one_and_two_threads_print_the_same_bytes() {
     assert_eq!(one, two);
     assert!(one.contains("draw") && one.contains("win") && one.contains("loss"));
 }
+
+#[test]
+fn a_tiny_memory_budget_builds_through_the_work_directory_with_the_same_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.edges");
+    retro_graph::random::write_edges(50_000, 3.0, 0.95, 5, std::fs::File::create(&path).unwrap())
+        .unwrap();
+    let file = path.to_str().unwrap();
+    let work = dir.path().join("work");
+    let in_memory = stdout(&retro(&["solve", file, "--edges", "--json"]));
+    let sliced = stdout(&retro(&[
+        "solve",
+        file,
+        "--edges",
+        "--json",
+        "--memory",
+        "64K",
+        "--work",
+        work.to_str().unwrap(),
+    ]));
+    assert_eq!(in_memory, sliced);
+    assert_eq!(
+        std::fs::read_dir(&work).unwrap().count(),
+        0,
+        "the work directory is left empty"
+    );
+    let bad = retro(&["solve", file, "--edges", "--memory", "lots"]);
+    assert!(!bad.status.success());
+}
