@@ -15,15 +15,14 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use retro_chess::analysis::analyse;
 use retro_chess::game::DiskValues;
-use retro_chess::solve::solve_one;
 use retro_chess::{ChessGame, Material, Position, TableIndex, TableSet};
-use retro_engine::{Index, PlayConvention, SolveOptions, Value};
+use retro_engine::{Index, PlayConvention, Value};
 use retro_probe::format::{FileKind, table_path};
 use retro_probe::{Table, Tables};
 use retro_table::{TableSpec, WriteOptions, write_table};
 
 use crate::json;
-use crate::run::with_threads;
+use crate::run::{EngineArgs, WORK_DIR, with_threads};
 use crate::tables::{self, open_table};
 
 /// Identifies the index layout in the table's parameters, so that a reader can refuse tables of another layout.
@@ -41,9 +40,8 @@ pub struct GenerateChessArgs {
     /// The directory of tables (tables go to DIR/chess/NAME.rwdl and .rdst).
     #[arg(long)]
     pub out: PathBuf,
-    /// Worker threads (default: all cores). The files do not depend on it.
-    #[arg(long)]
-    pub threads: Option<usize>,
+    #[command(flatten)]
+    pub engine: EngineArgs,
 }
 
 fn parse_material(name: &str) -> Result<Material> {
@@ -96,7 +94,7 @@ pub fn generate(args: &GenerateChessArgs) -> Result<()> {
     let disk = tables::open_tables(&args.out)?;
     let mut set = TableSet::new();
     let mut skipped = Vec::new();
-    with_threads(args.threads, || -> Result<()> {
+    with_threads(args.engine.threads, || -> Result<()> {
         for target in targets {
             if target.both_sides_have_pawns() {
                 if args.all.is_some() {
@@ -116,7 +114,7 @@ pub fn generate(args: &GenerateChessArgs) -> Result<()> {
                     }
                     continue;
                 }
-                build(m, &args.out, &mut set)?;
+                build(m, &args.out, &mut set, &args.engine)?;
             }
         }
         Ok(())
@@ -130,10 +128,16 @@ pub fn generate(args: &GenerateChessArgs) -> Result<()> {
 }
 
 /// Solves one material (its sub-tables are in `set`), writes its files and keeps it in `set`.
-fn build(material: Material, out: &Path, set: &mut TableSet) -> Result<()> {
+fn build(material: Material, out: &Path, set: &mut TableSet, engine: &EngineArgs) -> Result<()> {
     let start = Instant::now();
     let name = material.to_string();
-    let solution = solve_one(material, set, &SolveOptions::default())?;
+    let game = ChessGame::new(material, set)?;
+    let solution = engine.solve(
+        &game,
+        PlayConvention::Normal,
+        &format!("chess {name}"),
+        Some(&out.join(WORK_DIR)),
+    )?;
     let solved_at = start.elapsed();
     let half = solution.size() / 2;
     let spec = TableSpec {

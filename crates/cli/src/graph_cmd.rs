@@ -9,13 +9,13 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use retro_engine::{Index, SolveOptions, Value};
+use retro_engine::{Index, Value};
 use retro_graph::{Format, Graph, GraphGame, Player};
 use retro_probe::{Table, Tables};
 use retro_table::{TableSpec, WriteOptions, write_table};
 
 use crate::json;
-use crate::run::{SolveProgress, with_threads};
+use crate::run::{EngineArgs, WORK_DIR, with_threads};
 use crate::solve::convention;
 use crate::tables::{self, open_table};
 
@@ -32,12 +32,8 @@ pub struct GenerateGraphArgs {
     /// The directory of tables to write into (the table goes to DIR/graph/NAME.rwdl and .rdst).
     #[arg(long)]
     pub out: PathBuf,
-    /// Worker threads (default: all cores). The files do not depend on it.
-    #[arg(long)]
-    pub threads: Option<usize>,
-    /// No progress display.
-    #[arg(long)]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub engine: EngineArgs,
 }
 
 pub fn generate(args: &GenerateGraphArgs) -> Result<()> {
@@ -57,15 +53,14 @@ pub fn generate(args: &GenerateGraphArgs) -> Result<()> {
     };
     let graph = Graph::read(&args.file, format).map_err(anyhow::Error::msg)?;
     let game = graph.game();
-    let options = SolveOptions {
-        convention: convention(args.misere),
-        ..Default::default()
-    };
-    let progress = SolveProgress::new("solving", args.quiet);
     let payload = graph.to_bytes();
-    let (written, solved_at) = with_threads(args.threads, || -> Result<_> {
-        let solution = retro_engine::solve_with_progress(&game, &options, &|p| progress.report(p))?;
-        progress.finish();
+    let solution = args.engine.solve(
+        &game,
+        convention(args.misere),
+        "solving",
+        Some(&args.out.join(WORK_DIR)),
+    )?;
+    let (written, solved_at) = with_threads(args.engine.threads, || -> Result<_> {
         let solved_at = start.elapsed();
         let spec = TableSpec {
             game: "graph",
@@ -302,8 +297,11 @@ mod tests {
             edges: false,
             misere,
             out: out.clone(),
-            threads: Some(2),
-            quiet: true,
+            engine: EngineArgs {
+                threads: Some(2),
+                quiet: true,
+                ..Default::default()
+            },
         })
         .unwrap();
         out

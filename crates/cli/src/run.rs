@@ -9,6 +9,9 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use retro_engine::{PlayConvention, Progress, SolveOptions};
 
+/// Where a build that does not fit in memory keeps its scratch files when no `--work` is given: inside the output.
+pub const WORK_DIR: &str = ".retro-work";
+
 /// The options every solving command takes.
 #[derive(Args, Debug, Clone, Default)]
 pub struct EngineArgs {
