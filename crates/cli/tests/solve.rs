@@ -101,6 +101,8 @@ fn bad_files_give_one_line_errors_and_a_failing_exit() {
         ("syntax.txt", "a b c\n", "", "line 1"),
         ("range.edges", "0 1\n1 99999999999\n", "--edges", "line 2"),
         ("letters.edges", "0 x\n", "--edges", "line 1"),
+        // A number whose graph would not fit in memory (98 GiB here): a clear error, not an aborted allocation.
+        ("huge.edges", "0 1\n1 4294967295\n", "--edges", "4294967295"),
     ];
     for (name, text, flag, needle) in cases {
         let file = write(dir.path(), name, text);

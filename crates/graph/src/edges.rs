@@ -69,10 +69,36 @@ pub(crate) fn read_moves(bytes: &[u8], chunk_bytes: usize) -> Result<EdgeMoves, 
         .filter_map(|c| c.max)
         .max()
         .ok_or(ParseError::Empty)?;
+    // A number far beyond the moves (a typo, or a sparse numbering) would make the graph's arrays larger than the
+    // machine: refuse it with a clear error rather than abort on a failed allocation.
+    let moves: u64 = all.iter().map(|c| c.pairs.len() as u64 / 2).sum();
+    let needed = (u64::from(max) + 2) * BYTES_PER_POSITION + moves * BYTES_PER_MOVE;
+    if let Some(available) = available_memory()
+        && needed > available
+    {
+        return Err(ParseError::TooBig {
+            largest: max,
+            needed_mib: needed >> 20,
+            available_mib: available >> 20,
+        });
+    }
     Ok(EdgeMoves {
         chunks: all,
         positions: max as usize + 1,
     })
+}
+
+/// Bytes of the graph's arrays per position (forward and backward offsets, while the graph is built).
+const BYTES_PER_POSITION: u64 = 24;
+/// Bytes per move: its target forward and backward, and the parsed pair while the graph is built.
+const BYTES_PER_MOVE: u64 = 16;
+
+/// The memory the kernel says is available (`MemAvailable` of /proc/meminfo), if it says.
+fn available_memory() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = meminfo.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
 }
 
 impl EdgeMoves {

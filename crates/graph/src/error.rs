@@ -22,6 +22,16 @@ pub enum ParseError {
     #[error("line {line}: `{text}` is not a position number (0 to 4294967295)")]
     Number { line: u64, text: String },
     /// The file holds no position at all (it is empty or only has comments).
+    /// The largest number in an edge list asks for more memory than the machine has.
+    #[error(
+        "the file names position {largest}: a graph of that many positions needs about {needed_mib} MiB, more than \
+         the {available_mib} MiB of memory available"
+    )]
+    TooBig {
+        largest: u32,
+        needed_mib: u64,
+        available_mib: u64,
+    },
     #[error("the file has no position")]
     Empty,
     /// More positions than a graph can number (2^32).
