@@ -170,16 +170,7 @@ fn build(material: Material, out: &Path, set: &mut TableSet, engine: &EngineArgs
         solution.size() as f64 / solved_at.as_secs_f64().max(1e-9) / 1e6,
         (start.elapsed() - solved_at).as_secs_f64()
     );
-    for (path, bytes) in [
-        (&written.wdl_path, written.wdl_bytes),
-        (&written.distance_path, written.distance_bytes),
-    ] {
-        println!(
-            "  {}: {bytes} bytes, {:.3} bits/position",
-            path.display(),
-            bytes as f64 * 8.0 / stats.positions.max(1) as f64
-        );
-    }
+    tables::print_written(&written, stats.positions);
     // Five-man tables are large: later tables read them from disk; smaller ones stay in memory.
     if material.men() >= 5 {
         let disk = tables::open_tables(out)?;

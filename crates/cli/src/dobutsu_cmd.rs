@@ -218,16 +218,7 @@ pub fn generate(args: &GenerateDobutsuArgs) -> Result<()> {
         );
     }
     println!("  reachable (position, side to move) pairs: {with_side}");
-    for (path, bytes) in [
-        (&written.wdl_path, written.wdl_bytes),
-        (&written.distance_path, written.distance_bytes),
-    ] {
-        println!(
-            "  {}: {bytes} bytes, {:.3} bits/position",
-            path.display(),
-            bytes as f64 * 8.0 / positions.max(1) as f64
-        );
-    }
+    tables::print_written(&written, positions);
     Ok(())
 }
 

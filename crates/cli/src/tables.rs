@@ -499,3 +499,17 @@ pub fn print_info(
     }
     Ok(())
 }
+
+/// Prints the two files a generation wrote, with their sizes and bits per position.
+pub fn print_written(written: &retro_table::Written, positions: u64) {
+    for (path, bytes) in [
+        (&written.wdl_path, written.wdl_bytes),
+        (&written.distance_path, written.distance_bytes),
+    ] {
+        println!(
+            "  {}: {bytes} bytes, {:.3} bits/position",
+            path.display(),
+            bytes as f64 * 8.0 / positions.max(1) as f64
+        );
+    }
+}
