@@ -160,6 +160,11 @@ impl<W: Width> Cells<W> {
         })
     }
 
+    /// Gives the memory of cells `start..end` back to the kernel; they must not be read again.
+    pub fn release(&mut self, start: usize, end: usize) {
+        self.array.release(start, end);
+    }
+
     /// Where the cells are stored.
     pub fn backing(&self) -> &Backing {
         &self.backing

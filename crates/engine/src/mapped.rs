@@ -86,6 +86,27 @@ impl<A: Atomic> MappedArray<A> {
         self.len
     }
 
+    /// Gives the memory of elements `start..end` back to the kernel: they read as zero afterwards (anonymous
+    /// memory) or as the file's contents. For arrays whose elements in that range are never needed again, such as
+    /// narrow cells already copied into wider ones. The range is rounded inwards to whole pages.
+    pub fn release(&mut self, start: usize, end: usize) {
+        const PAGE: usize = 4096;
+        let first = (start * size_of::<A>()).next_multiple_of(PAGE);
+        let last = (end.min(self.len) * size_of::<A>()) / PAGE * PAGE;
+        if last > first {
+            // SAFETY: `&mut self` guarantees no reference into the mapping is alive while the pages are dropped; the
+            // caller asserts it will not need the old contents of these elements (they read back as zeroes or as the
+            // file's bytes, both valid values of an atomic integer). Failure only means the memory stays resident.
+            let _ = unsafe {
+                self.map.unchecked_advise_range(
+                    memmap2::UncheckedAdvice::DontNeed,
+                    first,
+                    last - first,
+                )
+            };
+        }
+    }
+
     /// The bytes of the first `len` elements, for reading them from a file. Taking `&mut self` guarantees that no
     /// shared reference (hence no atomic access from another thread) exists meanwhile.
     pub fn bytes_mut(&mut self, len: usize) -> &mut [u8] {

@@ -440,17 +440,28 @@ pub(crate) fn won_successor<G: Game, W: Width>(
 }
 
 /// Moves a run to cells twice as wide.
-fn widen<W: Width>(run: Run<W>) -> Result<Run<W::Wider>, EngineError> {
+fn widen<W: Width>(mut run: Run<W>) -> Result<Run<W::Wider>, EngineError> {
     let len = run.cells.len();
     // Wider cells live where the narrow ones did: in memory, or in the same work directory.
     let backing = run.cells.backing().clone();
     let wider = Cells::<W::Wider>::new(len, &backing)?;
+    // Band by band, so that the narrow cells already copied can be given back at once: the peak is the wide array
+    // plus one band, not both arrays whole.
     const CHUNK: usize = 1 << 16;
-    (0..len.div_ceil(CHUNK)).into_par_iter().for_each(|chunk| {
-        for i in chunk * CHUNK..((chunk + 1) * CHUNK).min(len) {
-            wider.set_raw(i, W::Wider::encode(run.cells.state(i)));
-        }
-    });
+    const BAND: usize = 1 << 24;
+    for band in (0..len).step_by(BAND) {
+        let end = (band + BAND).min(len);
+        let cells = &run.cells;
+        (band..end)
+            .into_par_iter()
+            .step_by(CHUNK)
+            .for_each(|chunk| {
+                for i in chunk..(chunk + CHUNK).min(end) {
+                    wider.set_raw(i, W::Wider::encode(cells.state(i)));
+                }
+            });
+        run.cells.release(band, end);
+    }
     Ok(Run {
         cells: wider,
         schedule: run.schedule,
