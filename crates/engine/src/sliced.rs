@@ -34,7 +34,6 @@ use std::collections::BTreeMap;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
@@ -43,7 +42,7 @@ use retro_game::{Game, Move, Node, PlayConvention};
 use crate::cell::{Cells, State, W8, W16, W32, Width};
 use crate::mapped::Backing;
 use crate::solution::{Report, Solution};
-use crate::solve::{Refuted, initial, lost_successor, won_successor};
+use crate::solve::{Findings, Refuted, initial, lost_successor, won_successor};
 use crate::{EngineError, Progress, SolveOptions};
 
 /// Every file of the engine in a work directory starts with this; nothing else there is touched.
@@ -588,9 +587,7 @@ impl<G: Game> Sliced<'_, G> {
         let mut frontier = FrontierWriter::create(&self.path(&frontier_name(1)))?;
         for slice in 0..slices {
             let (base, len) = state.slice_range(slice);
-            let too_deep = AtomicBool::new(false);
-            let too_many = AtomicBool::new(false);
-            let refuting = AtomicBool::new(false);
+            let findings = Findings::default();
             let cells = &buffer;
             let seeds = (0..len.div_ceil(TASK))
                 .into_par_iter()
@@ -598,34 +595,20 @@ impl<G: Game> Sliced<'_, G> {
                     for offset in task * TASK..((task + 1) * TASK).min(len) {
                         let index = base + offset as u64;
                         let initial = initial::<G, W>(game, self.convention, index, max_moves);
-                        if initial.too_many {
-                            too_many.store(true, Ordering::Relaxed);
-                        }
-                        if initial.refuting {
-                            refuting.store(true, Ordering::Relaxed);
-                        }
-                        match initial.state {
-                            None => too_deep.store(true, Ordering::Relaxed),
-                            Some(state) => {
-                                cells.set_raw(offset, W::encode(state));
-                                if let State::Won(p) | State::Lost(p) = state {
-                                    *seeds.entry(p).or_default() += 1;
-                                }
+                        if let Some(state) = findings.record(initial) {
+                            cells.set_raw(offset, W::encode(state));
+                            if let State::Won(p) | State::Lost(p) = state {
+                                *seeds.entry(p).or_default() += 1;
                             }
                         }
                     }
                     seeds
                 })
                 .reduce(BTreeMap::new, merge_counts);
-            if too_many.load(Ordering::Relaxed) {
-                return Err(EngineError::GameContract(format!(
-                    "a position has more moves than the game's bound of {max_moves}"
-                )));
-            }
-            if too_deep.load(Ordering::Relaxed) {
+            if !findings.fits(max_moves)? {
                 return Ok(None);
             }
-            state.refuting_exits |= refuting.load(Ordering::Relaxed);
+            state.refuting_exits |= findings.refuting();
             state.seeds[slice] = seeds;
             if state.seeds[slice].remove(&0).is_some() {
                 write_due(&buffer, base, len, 0, &mut frontier)?;

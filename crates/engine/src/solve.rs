@@ -166,9 +166,7 @@ impl<G: Game> Context<'_, G> {
         let game = self.game;
         let size = game.size();
         let cells = Cells::<W>::new(size as usize, &self.backing)?;
-        let too_deep = AtomicBool::new(false);
-        let too_many = AtomicBool::new(false);
-        let refuting = AtomicBool::new(false);
+        let findings = Findings::default();
         let max_moves = game.max_moves();
         let done = AtomicU32::new(0);
         let chunks = size.div_ceil(INIT_CHUNK);
@@ -183,24 +181,15 @@ impl<G: Game> Context<'_, G> {
                 let start = chunk * INIT_CHUNK;
                 for index in start..(start + INIT_CHUNK).min(size) {
                     let initial = initial::<G, W>(game, self.convention, index, max_moves);
-                    if initial.too_many {
-                        too_many.store(true, Ordering::Relaxed);
-                    }
-                    if initial.refuting {
-                        refuting.store(true, Ordering::Relaxed);
-                    }
-                    match initial.state {
-                        None => too_deep.store(true, Ordering::Relaxed),
-                        Some(state) => {
-                            cells.set_raw(index as usize, W::encode(state));
-                            match state {
-                                State::Won(0) | State::Lost(0) => {
-                                    frontier.mark(index);
-                                    zero += 1;
-                                }
-                                State::Won(p) | State::Lost(p) => schedule.push(p, index),
-                                _ => {}
+                    if let Some(state) = findings.record(initial) {
+                        cells.set_raw(index as usize, W::encode(state));
+                        match state {
+                            State::Won(0) | State::Lost(0) => {
+                                frontier.mark(index);
+                                zero += 1;
                             }
+                            State::Won(p) | State::Lost(p) => schedule.push(p, index),
+                            _ => {}
                         }
                     }
                 }
@@ -215,19 +204,14 @@ impl<G: Game> Context<'_, G> {
                 schedule
             })
             .reduce(Schedule::default, Schedule::merge);
-        if too_many.load(Ordering::Relaxed) {
-            return Err(EngineError::GameContract(format!(
-                "a position has more moves than the game's bound of {max_moves}"
-            )));
-        }
-        if too_deep.load(Ordering::Relaxed) {
+        if !findings.fits(max_moves)? {
             return Ok(None);
         }
         frontier.marked(generation_zero.load(Ordering::Relaxed));
         Ok(Some(Run {
             cells,
             schedule,
-            refuting_exits: refuting.load(Ordering::Relaxed),
+            refuting_exits: findings.refuting(),
             frontier,
             next: Frontier::new(size, &self.backing)?,
             generation: 0,
@@ -316,6 +300,46 @@ pub(crate) struct Initial {
     pub too_many: bool,
     /// The position has an exit into a win for the opponent (so a loss of it may come later than its counter says).
     pub refuting: bool,
+}
+
+/// What initialising many positions found, gathered from all threads at once.
+#[derive(Default)]
+pub(crate) struct Findings {
+    too_many: AtomicBool,
+    too_deep: AtomicBool,
+    refuting: AtomicBool,
+}
+
+impl Findings {
+    /// Records what initialising one position found; returns its cell's first state if it fits this width.
+    pub fn record(&self, initial: Initial) -> Option<State> {
+        if initial.too_many {
+            self.too_many.store(true, Ordering::Relaxed);
+        }
+        if initial.refuting {
+            self.refuting.store(true, Ordering::Relaxed);
+        }
+        if initial.state.is_none() {
+            self.too_deep.store(true, Ordering::Relaxed);
+        }
+        initial.state
+    }
+
+    /// `Ok(true)` when every position was initialised, `Ok(false)` when a distance needs wider cells, an error when
+    /// the game broke its bound on moves.
+    pub fn fits(&self, max_moves: u64) -> Result<bool, EngineError> {
+        if self.too_many.load(Ordering::Relaxed) {
+            return Err(EngineError::GameContract(format!(
+                "a position has more moves than the game's bound of {max_moves}"
+            )));
+        }
+        Ok(!self.too_deep.load(Ordering::Relaxed))
+    }
+
+    /// Whether some position has an exit into a win for the opponent.
+    pub fn refuting(&self) -> bool {
+        self.refuting.load(Ordering::Relaxed)
+    }
 }
 
 /// The first state of the cell of `index`: a hole, a tentative value (to be published at its distance), or a counter.
