@@ -10,10 +10,11 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use retro_engine::{Index, Value};
-use retro_graph::{Format, Graph, GraphGame, Player};
+use retro_graph::{Graph, GraphGame, Player};
 use retro_probe::{Table, Tables};
 use retro_table::{TableSpec, WriteOptions, write_table};
 
+use crate::graph_file::GraphFile;
 use crate::json;
 use crate::run::{EngineArgs, WORK_DIR, with_threads};
 use crate::solve::convention;
@@ -21,11 +22,9 @@ use crate::tables::{self, open_table};
 
 #[derive(Args, Debug)]
 pub struct GenerateGraphArgs {
-    /// The graph file: `name : options` lines, or `u v` lines with --edges. The table is named by its stem.
-    pub file: PathBuf,
-    /// The file is an edge list (`u v` per line, positions 0..n-1).
-    #[arg(long)]
-    pub edges: bool,
+    // The table is named by the file's stem (said in the subcommand's help).
+    #[command(flatten)]
+    pub graph: GraphFile,
     /// Misère play: the player who cannot move wins.
     #[arg(long)]
     pub misere: bool,
@@ -39,19 +38,20 @@ pub struct GenerateGraphArgs {
 pub fn generate(args: &GenerateGraphArgs) -> Result<()> {
     let start = Instant::now();
     let name = args
+        .graph
         .file
         .file_stem()
         .and_then(|s| s.to_str())
-        .with_context(|| format!("{}: the file name has no usable stem", args.file.display()))?
+        .with_context(|| {
+            format!(
+                "{}: the file name has no usable stem",
+                args.graph.file.display()
+            )
+        })?
         .to_owned();
     retro_probe::format::check_name("table", &name)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", args.file.display()))?;
-    let format = if args.edges {
-        Format::Edges
-    } else {
-        Format::Text
-    };
-    let graph = Graph::read(&args.file, format).map_err(anyhow::Error::msg)?;
+        .map_err(|e| anyhow::anyhow!("{}: {e}", args.graph.file.display()))?;
+    let graph = args.graph.read()?;
     let game = graph.game();
     let payload = graph.to_bytes();
     let solution = args.engine.solve(
@@ -284,8 +284,7 @@ mod tests {
         std::fs::write(&file, text).unwrap();
         let out = dir.join("out");
         generate(&GenerateGraphArgs {
-            file,
-            edges: false,
+            graph: GraphFile { file, edges: false },
             misere,
             out: out.clone(),
             engine: EngineArgs {

@@ -1,24 +1,23 @@
 //! `retro grundy`: the generalized Sprague–Grundy value of every position of an impartial graph game.
 
 use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{Context, Result};
 use clap::Args;
 use retro_game::Outcome;
+use retro_graph::Graph;
 use retro_graph::grundy::{Grundy, GrundyValues};
-use retro_graph::{Format, Graph, ParseError};
 
+use crate::graph_file::{GraphFile, read_graph};
 use crate::json;
 use crate::run::with_threads;
 
 #[derive(Args, Debug)]
 pub struct GrundyArgs {
-    /// The graph file: `name : options` lines, or `u v` lines with --edges. It must be impartial (no `|`).
-    pub file: PathBuf,
-    /// The file is an edge list (`u v` per line, positions 0..n-1).
-    #[arg(long)]
-    pub edges: bool,
+    /// It must be impartial (no `|`).
+    #[command(flatten)]
+    pub graph: GraphFile,
     /// Worker threads (default: all cores). The result does not depend on it.
     #[arg(long)]
     pub threads: Option<usize>,
@@ -33,7 +32,7 @@ pub struct GrundyArgs {
 }
 
 pub fn run(args: &GrundyArgs) -> Result<()> {
-    let (graph, values) = load(&args.file, args.edges, args.threads)?;
+    let (graph, values) = load(&args.graph.file, args.graph.edges, args.threads)?;
     let stdout = std::io::stdout().lock();
     let mut out = BufWriter::with_capacity(1 << 20, stdout);
     match (args.summary, args.json) {
@@ -46,12 +45,7 @@ pub fn run(args: &GrundyArgs) -> Result<()> {
 
 /// Reads an impartial graph and computes its values; errors name the file.
 pub fn load(path: &Path, edges: bool, threads: Option<usize>) -> Result<(Graph, GrundyValues)> {
-    let format = if edges { Format::Edges } else { Format::Text };
-    let graph = Graph::read(path, format).map_err(|e| match e {
-        // The message already names the file.
-        ParseError::Io { .. } => anyhow::Error::new(e),
-        _ => anyhow::Error::new(e).context(path.display().to_string()),
-    })?;
+    let graph = read_graph(path, edges)?;
     let values = with_threads(threads, || GrundyValues::compute(&graph))?
         .with_context(|| path.display().to_string())?;
     Ok((graph, values))

@@ -4,6 +4,7 @@
 mod chess_cmd;
 mod dobutsu_cmd;
 mod graph_cmd;
+mod graph_file;
 mod grundy;
 mod json;
 mod run;

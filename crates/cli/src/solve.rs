@@ -1,23 +1,20 @@
 //! `retro solve`: solve a graph game given as a file and print every position's value, or the totals.
 
 use std::io::{BufWriter, Write};
-use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::Args;
 use retro_engine::{PlayConvention, Solution, Value};
-use retro_graph::{Format, Graph, GraphGame, Player};
+use retro_graph::{Graph, GraphGame, Player};
 
+use crate::graph_file::GraphFile;
 use crate::json;
 use crate::run::EngineArgs;
 
 #[derive(Args, Debug)]
 pub struct SolveArgs {
-    /// The graph file: `name : options` lines, or `u v` lines with --edges.
-    pub file: PathBuf,
-    /// The file is an edge list (`u v` per line, positions 0..n-1).
-    #[arg(long)]
-    pub edges: bool,
+    #[command(flatten)]
+    pub graph: GraphFile,
     /// Misère play: the player who cannot move wins.
     #[arg(long)]
     pub misere: bool,
@@ -32,12 +29,7 @@ pub struct SolveArgs {
 }
 
 pub fn run(args: &SolveArgs) -> Result<()> {
-    let format = if args.edges {
-        Format::Edges
-    } else {
-        Format::Text
-    };
-    let graph = Graph::read(&args.file, format).map_err(anyhow::Error::msg)?;
+    let graph = args.graph.read()?;
     let game = graph.game();
     let solution = args
         .engine
