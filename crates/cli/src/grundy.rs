@@ -15,7 +15,7 @@ use crate::run::with_threads;
 
 #[derive(Args, Debug)]
 pub struct GrundyArgs {
-    /// It must be impartial (no `|`).
+    // It must be impartial (no `|`): a partizan file is refused with an error that says why.
     #[command(flatten)]
     pub graph: GraphFile,
     /// Worker threads (default: all cores). The result does not depend on it.
