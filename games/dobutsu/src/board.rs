@@ -223,6 +223,20 @@ impl Board {
         Ok(board)
     }
 
+    /// A board from its square sets (`[owner]`, `[kind]`) and hands, which the caller guarantees to be a position:
+    /// disjoint owners and kinds covering the same squares, one lion each. For the index's decoder.
+    pub(crate) fn from_sets(sides: [u16; 2], kinds: [u16; 5], hands: [[u8; 3]; 2]) -> Board {
+        debug_assert_eq!(sides[0] & sides[1], 0);
+        debug_assert_eq!(kinds.iter().fold(0, |a, k| a | k), sides[0] | sides[1]);
+        debug_assert_eq!((kinds[LION] & sides[0]).count_ones(), 1);
+        debug_assert_eq!((kinds[LION] & sides[1]).count_ones(), 1);
+        Board {
+            sides,
+            kinds,
+            hands,
+        }
+    }
+
     /// The kind number of the piece on `sq`, which must be occupied.
     fn kind_at(&self, sq: Square) -> usize {
         let bit = sq.bit();

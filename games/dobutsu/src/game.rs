@@ -73,8 +73,9 @@ impl Game for DobutsuGame {
         let mut targets = [0 as Index; MAX_MOVES];
         let mut count = 0;
         let mut left_out = false;
-        board.moves(|m| {
-            let after = board.play(m).0.flip();
+        // No move captures the lion or wins by a try here (the position would be won in 1).
+        board.children(|after, _| {
+            let after = after.flip();
             match self.indexer.encode(&after) {
                 Some(target) if !after.has_winning_move() => {
                     targets[count] = target;
