@@ -57,9 +57,31 @@ const fn left(set: u16) -> u16 {
     (set & !FILE_A) >> 1
 }
 
+/// Every 12-bit set turned by 180 degrees (8 KB): a look-up is cheaper than reversing bits, which x86 has no
+/// instruction for.
+static ROTATED: [u16; 4096] = {
+    let mut table = [0; 4096];
+    let mut set = 0;
+    while set < 4096 {
+        table[set] = (set as u16).reverse_bits() >> 4;
+        set += 1;
+    }
+    table
+};
+
 /// A square set turned by 180 degrees: square `i` goes to `11 - i`.
-pub const fn rotate_set(set: u16) -> u16 {
-    set.reverse_bits() >> 4
+#[inline]
+pub fn rotate_set(set: u16) -> u16 {
+    ROTATED[(set & ALL_SQUARES) as usize]
+}
+
+/// `kinds[kind] ^= bit`, written without indexing the array by a variable: that would keep the board in memory and
+/// make the next read of it wait for the store (the loop unrolls to five masked operations on registers).
+#[inline(always)]
+fn toggle(kinds: &mut [u16; 5], kind: usize, bit: u16) {
+    for (k, set) in kinds.iter_mut().enumerate() {
+        *set ^= bit & 0u16.wrapping_sub(u16::from(k == kind));
+    }
 }
 
 /// A square set reflected left–right: files a and c swap.
@@ -160,8 +182,25 @@ pub struct Board {
     sides: [u16; 2],
     /// The squares of the pieces of each kind, both owners, by `Kind as usize`.
     kinds: [u16; 5],
-    /// Pieces in hand, `[owner][hand kind]`.
-    hands: [[u8; 3]; 2],
+    /// Pieces in hand, two bits per owner and hand kind: bits `2 (3 owner + kind)`. One small integer, so that
+    /// swapping the hands in a flip is a shift.
+    hands: u16,
+}
+
+/// The shift of the hand count of `kind` (a [`HandKind`] number) of "us"; "them" is 6 more.
+const fn hand_shift(kind: usize) -> u32 {
+    2 * kind as u32
+}
+
+/// Packs hands given as `[owner][hand kind]` counts (each at most 2).
+fn pack_hands(hands: [[u8; 3]; 2]) -> u16 {
+    let mut packed = 0;
+    for (owner, hand) in hands.iter().enumerate() {
+        for (kind, &n) in hand.iter().enumerate() {
+            packed |= u16::from(n.min(3)) << (6 * owner as u32 + hand_shift(kind));
+        }
+    }
+    packed
 }
 
 /// Why cells and hands do not make a board.
@@ -191,8 +230,9 @@ impl Board {
         let mut board = Board {
             sides: [0; 2],
             kinds: [0; 5],
-            hands,
+            hands: pack_hands(hands),
         };
+        // Counts above 2 do not fit the packed hands, but they fail the material test below anyway.
         let mut counts = [0u32; 3];
         for hand in &hands {
             for (k, &n) in hand.iter().enumerate() {
@@ -233,7 +273,7 @@ impl Board {
         Board {
             sides,
             kinds,
-            hands,
+            hands: pack_hands(hands),
         }
     }
 
@@ -265,12 +305,12 @@ impl Board {
 
     /// How many pieces of `kind` `owner` holds in hand.
     pub fn hand(&self, owner: Owner, kind: HandKind) -> u8 {
-        self.hands[owner as usize][kind.index()]
+        ((self.hands >> (6 * owner as u32 + hand_shift(kind.index()))) & 3) as u8
     }
 
     /// Both hands, `[owner][hand kind]`.
     pub fn hands(&self) -> [[u8; 3]; 2] {
-        self.hands
+        [Owner::Us, Owner::Them].map(|o| HandKind::ALL.map(|k| self.hand(o, k)))
     }
 
     pub fn lion(&self, owner: Owner) -> Square {
@@ -334,7 +374,7 @@ impl Board {
         Board {
             sides: [rotate_set(self.sides[1]), rotate_set(self.sides[0])],
             kinds: self.kinds.map(rotate_set),
-            hands: [self.hands[1], self.hands[0]],
+            hands: (self.hands >> 6) | ((self.hands & 0x3f) << 6),
         }
     }
 
@@ -359,7 +399,7 @@ impl Board {
         }
         let empty = !(ours | self.sides[1]) & ALL_SQUARES;
         for kind in HandKind::ALL {
-            if self.hands[0][kind.index()] > 0 {
+            if self.hand(Owner::Us, kind) > 0 {
                 for to in squares(empty) {
                     visit(BoardMove::Drop { kind, to });
                 }
@@ -378,7 +418,7 @@ impl Board {
             for from in squares(set & ours) {
                 let mut lifted = *self;
                 lifted.sides[0] ^= from.bit();
-                lifted.kinds[kind] ^= from.bit();
+                toggle(&mut lifted.kinds, kind, from.bit());
                 let steps = STEPS[0][kind][from.index()] & !ours;
                 for to in squares(steps) {
                     let bit = to.bit();
@@ -387,11 +427,11 @@ impl Board {
                     if theirs & bit != 0 {
                         let captured = self.kind_at(to);
                         next.sides[1] ^= bit;
-                        next.kinds[captured] ^= bit;
+                        toggle(&mut next.kinds, captured, bit);
                         if captured == LION {
                             lion_taken = true;
                         } else {
-                            next.hands[0][HAND_OF_KIND[captured]] += 1;
+                            next.hands += 1 << hand_shift(HAND_OF_KIND[captured]);
                         }
                     }
                     let landing = if kind == CHICK && bit & FAR_RANK != 0 {
@@ -400,23 +440,23 @@ impl Board {
                         kind
                     };
                     next.sides[0] |= bit;
-                    next.kinds[landing] |= bit;
+                    toggle(&mut next.kinds, landing, bit);
                     visit(next, lion_taken);
                 }
             }
         }
         let empty = !(ours | theirs) & ALL_SQUARES;
         for hk in HandKind::ALL {
-            if self.hands[0][hk.index()] == 0 {
+            if self.hand(Owner::Us, hk) == 0 {
                 continue;
             }
             let mut held = *self;
-            held.hands[0][hk.index()] -= 1;
+            held.hands -= 1 << hand_shift(hk.index());
             let kind = hk.kind() as usize;
             for to in squares(empty) {
                 let mut next = held;
                 next.sides[0] |= to.bit();
-                next.kinds[kind] |= to.bit();
+                toggle(&mut next.kinds, kind, to.bit());
                 visit(next, false);
             }
         }
@@ -437,7 +477,7 @@ impl Board {
                     if captured == LION {
                         lion_taken = true;
                     } else {
-                        next.hands[0][HAND_OF_KIND[captured]] += 1;
+                        next.hands += 1 << hand_shift(HAND_OF_KIND[captured]);
                     }
                 }
                 let landing = if kind == CHICK && to.bit() & FAR_RANK != 0 {
@@ -451,7 +491,7 @@ impl Board {
                 (next, lion_taken)
             }
             BoardMove::Drop { kind, to } => {
-                next.hands[0][kind.index()] -= 1;
+                next.hands -= 1 << hand_shift(kind.index());
                 next.sides[0] |= to.bit();
                 next.kinds[kind.kind() as usize] |= to.bit();
                 (next, false)
@@ -505,7 +545,7 @@ impl Board {
 
     /// Whether some piece other than our lion can move (or a piece in hand be dropped).
     fn has_move_besides_lion(&self, ours: u16) -> bool {
-        if self.hands[0].iter().any(|&n| n > 0) {
+        if self.hands & 0x3f != 0 {
             return true; // At most 8 pieces on 12 squares: there is always an empty square to drop on.
         }
         let lion = self.kinds[LION] & ours;
@@ -535,10 +575,10 @@ impl Board {
                 let bit = to.bit();
                 let mut lifted = *self;
                 lifted.sides[0] ^= bit;
-                lifted.kinds[kind] ^= bit;
+                toggle(&mut lifted.kinds, kind, bit);
                 if kind != LION && kind != HEN {
                     let mut p = lifted;
-                    p.hands[0][HAND_OF_KIND[kind]] += 1;
+                    p.hands += 1 << hand_shift(HAND_OF_KIND[kind]);
                     visit(p);
                 }
                 // The kinds the piece may have had before its step, with the squares it may have come from: a chick
@@ -556,20 +596,20 @@ impl Board {
                     for from in squares(from_set & !occupied) {
                         let mut p = lifted;
                         p.sides[0] |= from.bit();
-                        p.kinds[before] |= from.bit();
+                        toggle(&mut p.kinds, before, from.bit());
                         visit(p);
                         for hk in HandKind::ALL {
-                            if self.hands[0][hk.index()] == 0 {
+                            if self.hand(Owner::Us, hk) == 0 {
                                 continue;
                             }
                             let mut q = p;
-                            q.hands[0][hk.index()] -= 1;
+                            q.hands -= 1 << hand_shift(hk.index());
                             q.sides[1] |= bit;
                             let back = hk.kind() as usize;
-                            q.kinds[back] |= bit;
+                            toggle(&mut q.kinds, back, bit);
                             visit(q);
                             if hk == HandKind::Chick {
-                                q.kinds[back] ^= bit;
+                                q.kinds[CHICK] ^= bit;
                                 q.kinds[HEN] |= bit;
                                 visit(q);
                             }

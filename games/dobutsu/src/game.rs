@@ -49,6 +49,14 @@ impl DobutsuGame {
         }
     }
 
+    /// The sub-game with `material` giraffes, elephants and chicks (at most two each) besides the lions: the same
+    /// rules on fewer pieces, small enough to check the engine by brute force.
+    pub fn for_material(material: [u8; 3]) -> DobutsuGame {
+        DobutsuGame {
+            indexer: Indexer::for_material(material),
+        }
+    }
+
     pub fn indexer(&self) -> &Indexer {
         &self.indexer
     }

@@ -174,31 +174,68 @@ const SPLIT: [u16; HALF_CODES] = {
     table
 };
 
-/// The bits of `value` at the squares of `mask`, packed in square order (a software `pext`).
-fn gather(value: u16, mut mask: u16) -> u32 {
-    let mut packed = 0;
-    let mut i = 0;
-    while mask != 0 {
-        let low = mask & mask.wrapping_neg();
-        packed |= u32::from(value & low != 0) << i;
-        i += 1;
-        mask ^= low;
+/// `[mask][value]` for five-bit numbers: the bits of `value` where `mask` has ones, packed (a software `pext`).
+const PACK5: [[u8; 32]; 32] = {
+    let mut table = [[0; 32]; 32];
+    let mut mask = 0;
+    while mask < 32 {
+        let mut value = 0;
+        while value < 32 {
+            let (mut packed, mut i, mut j) = (0, 0, 0);
+            while j < 5 {
+                if mask >> j & 1 == 1 {
+                    packed |= ((value >> j) & 1) << i;
+                    i += 1;
+                }
+                j += 1;
+            }
+            table[mask][value] = packed as u8;
+            value += 1;
+        }
+        mask += 1;
     }
-    packed
+    table
+};
+
+/// `[mask][packed]` for five-bit numbers: the low bits of `packed` put where `mask` has ones (a software `pdep`).
+const UNPACK5: [[u8; 32]; 32] = {
+    let mut table = [[0; 32]; 32];
+    let mut mask = 0;
+    while mask < 32 {
+        let mut packed = 0;
+        while packed < 32 {
+            let (mut value, mut i, mut j) = (0, 0, 0);
+            while j < 5 {
+                if mask >> j & 1 == 1 {
+                    value |= ((packed >> i) & 1) << j;
+                    i += 1;
+                }
+                j += 1;
+            }
+            table[mask][packed] = value as u8;
+            packed += 1;
+        }
+        mask += 1;
+    }
+    table
+};
+
+/// The bits of the 10-bit `value` where the 10-bit `mask` has ones, packed in order.
+#[inline]
+fn gather(value: u32, mask: u32) -> u32 {
+    let low = u32::from(PACK5[(mask & 31) as usize][(value & 31) as usize]);
+    let high = u32::from(PACK5[(mask >> 5) as usize][(value >> 5) as usize]);
+    low | high << (mask & 31).count_ones()
 }
 
-/// The low bits of `packed` put on the squares of `mask`, in square order (a software `pdep`).
-fn scatter(mut packed: u32, mut mask: u16) -> u16 {
-    let mut set = 0;
-    while mask != 0 {
-        let low = mask & mask.wrapping_neg();
-        if packed & 1 != 0 {
-            set |= low;
-        }
-        packed >>= 1;
-        mask ^= low;
-    }
-    set
+/// The low bits of `packed` put where the 10-bit `mask` has ones, in order: the inverse of [`gather`].
+#[inline]
+fn scatter(packed: u32, mask: u32) -> u32 {
+    let low_mask = mask & 31;
+    let low = u32::from(UNPACK5[low_mask as usize][(packed & 31) as usize]);
+    let rest = (packed >> low_mask.count_ones()) & 31;
+    let high = u32::from(UNPACK5[(mask >> 5) as usize][rest as usize]);
+    low | high << 5
 }
 
 impl Default for Indexer {
@@ -388,11 +425,8 @@ impl Indexer {
             chicks.count_ones() as u8,
         ];
         let pieces = (giraffes | elephants | chicks).count_ones();
-        let owners = gather(
-            board.occupied(Owner::Them),
-            (giraffes | elephants | chicks) & !lions,
-        );
-        let promotions = gather(board.kind_set(Kind::Hen), chicks);
+        let owners = gather(compress(board.occupied(Owner::Them)), low | high);
+        let promotions = gather(compress(board.kind_set(Kind::Hen)), low & high);
         let label = owners | promotions << pieces;
         let m = self.material;
         let states = [0, 1, 2].map(|k| u64::from(m[k] - counts[k]) + 1);
@@ -455,11 +489,9 @@ impl Indexer {
                 high_lion.index() as u32,
             ) as u16
         };
-        let (low, high) = (expand(low10), expand(high10));
-        let giraffes = low & !high;
-        let elephants = high & !low;
-        let chicks = low & high;
-        let pieces = low | high;
+        let giraffes = expand(low10 & !high10);
+        let elephants = expand(high10 & !low10);
+        let chicks = expand(low10 & high10);
         let counts = [
             giraffes.count_ones() as u8,
             elephants.count_ones() as u8,
@@ -471,8 +503,10 @@ impl Indexer {
         let offset = (rest - u64::from(base)) as u32;
         let all_states = states[0] * states[1] * states[2];
         let (label, mut hand) = (offset / all_states, offset % all_states);
-        let their_pieces = scatter(label, pieces);
-        let hens = scatter(label >> pieces.count_ones(), chicks);
+        let pieces10 = low10 | high10;
+        let their_pieces = expand(scatter(label, pieces10));
+        let hens = expand(scatter(label >> pieces10.count_ones(), low10 & high10));
+        let pieces = expand(pieces10);
         let mut our_hand = [0u8; 3];
         for (k, slot) in our_hand.iter_mut().enumerate() {
             *slot = (hand % states[k]) as u8;
