@@ -23,12 +23,20 @@ impl Rng {
     }
 }
 
-/// The files of a few small tables (both kinds, several blocks, with and without payload).
+/// The files of a few small tables (both kinds, several blocks, with and without payload, every block layout), in
+/// both format versions.
 fn seeds() -> Vec<Vec<u8>> {
     let dir = tempfile::tempdir().unwrap();
     let mut files = Vec::new();
-    for (k, size, max_plies) in [(0u64, 200u64, 20u32), (1, 1000, 300), (2, 3, 2)] {
-        let name = format!("s{k}");
+    for (k, size, max_plies, version) in [
+        (0u64, 200u64, 20u32, 2u32),
+        (1, 1000, 300, 2),
+        (2, 3, 2, 2),
+        (3, 300, 20, 2),
+        (0, 200, 20, 1),
+        (1, 1000, 300, 1),
+    ] {
+        let name = format!("s{k}v{version}");
         let payload = vec![k as u8; (k * 50) as usize];
         let spec = TableSpec {
             game: "graph",
@@ -44,9 +52,14 @@ fn seeds() -> Vec<Vec<u8>> {
                 wdl_level: 3,
                 distance_level: 3,
                 payload_level: 3,
+                version,
+                ..WriteOptions::default()
             },
         };
         let value = |i: Index| match (i / 3 + k) % 5 {
+            // Table 3 starts with blocks of one value (holes, then draws).
+            _ if k == 3 && i < 64 => None,
+            _ if k == 3 && i < 128 => Some(Value::DRAW),
             0 => None,
             1 => Some(Value::DRAW),
             2 => Some(Value::win((i as u32 * 7) % (max_plies + 1))),
