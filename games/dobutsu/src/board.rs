@@ -29,7 +29,7 @@
 //! [`Board::from_parts_with`] also accepts less, for the small sub-games the tests solve by brute force: every rule
 //! above works the same with fewer pieces.
 
-use crate::types::{BACK_RANK, FAR_RANK, HandKind, Kind, STEPS, Square, squares};
+use crate::types::{BACK_RANK, FAR_RANK, HandKind, Kind, STEPS, Square, count, squares};
 
 /// Every square.
 const ALL_SQUARES: u16 = 0xfff;
@@ -530,7 +530,7 @@ impl Board {
         }
         // Our lion already stands on the far rank: a move of another piece wins if it leaves the lion unattacked.
         let attackers = self.attackers(Owner::Them, lion);
-        match attackers.count_ones() {
+        match count(u32::from(attackers)) {
             0 => self.has_move_besides_lion(ours),
             1 => {
                 let others = Board {

@@ -28,7 +28,7 @@
 //! most as many pieces of a kind as the material has, and the hands share what is left.
 
 use crate::board::{Board, Owner};
-use crate::types::{BACK_RANK, Kind, STEPS, Square};
+use crate::types::{BACK_RANK, HandKind, Kind, STEPS, Square, count};
 use retro_game::{Index, Value};
 
 /// The game's material besides the lions: two giraffes, two elephants, two chicks.
@@ -225,7 +225,7 @@ const UNPACK5: [[u8; 32]; 32] = {
 fn gather(value: u32, mask: u32) -> u32 {
     let low = u32::from(PACK5[(mask & 31) as usize][(value & 31) as usize]);
     let high = u32::from(PACK5[(mask >> 5) as usize][(value >> 5) as usize]);
-    low | high << (mask & 31).count_ones()
+    low | high << count(mask & 31)
 }
 
 /// The low bits of `packed` put where the 10-bit `mask` has ones, in order: the inverse of [`gather`].
@@ -233,7 +233,7 @@ fn gather(value: u32, mask: u32) -> u32 {
 fn scatter(packed: u32, mask: u32) -> u32 {
     let low_mask = mask & 31;
     let low = u32::from(UNPACK5[low_mask as usize][(packed & 31) as usize]);
-    let rest = (packed >> low_mask.count_ones()) & 31;
+    let rest = (packed >> count(low_mask)) & 31;
     let high = u32::from(UNPACK5[(mask >> 5) as usize][rest as usize]);
     low | high << 5
 }
@@ -413,24 +413,24 @@ impl Indexer {
         let lower = SPREAD[(low & 31) as usize] | SPREAD[(high & 31) as usize] << 1;
         let upper = SPREAD[(low >> 5) as usize] | SPREAD[(high >> 5) as usize] << 1;
         let upper_counts = [
-            ((low & !high) >> 5).count_ones() as u8,
-            ((high & !low) >> 5).count_ones() as u8,
-            ((low & high) >> 5).count_ones() as u8,
+            count((low & !high) >> 5) as u8,
+            count((high & !low) >> 5) as u8,
+            count((low & high) >> 5) as u8,
         ];
         let base = u64::from(self.upper_base[upper as usize])
             + u64::from(self.lower_base[counts_key(upper_counts) * HALF_CODES + lower as usize]);
         let counts = [
-            giraffes.count_ones() as u8,
-            elephants.count_ones() as u8,
-            chicks.count_ones() as u8,
+            count(u32::from(giraffes)) as u8,
+            count(u32::from(elephants)) as u8,
+            count(u32::from(chicks)) as u8,
         ];
-        let pieces = (giraffes | elephants | chicks).count_ones();
+        let pieces = count(low | high);
         let owners = gather(compress(board.occupied(Owner::Them)), low | high);
         let promotions = gather(compress(board.kind_set(Kind::Hen)), low & high);
         let label = owners | promotions << pieces;
         let m = self.material;
         let states = [0, 1, 2].map(|k| u64::from(m[k] - counts[k]) + 1);
-        let hands = board.hands()[Owner::Us as usize].map(u64::from);
+        let hands = HandKind::ALL.map(|k| u64::from(board.hand(Owner::Us, k)));
         let hand = hands[0] + states[0] * (hands[1] + states[1] * hands[2]);
         base + u64::from(label) * states[0] * states[1] * states[2] + hand
     }
@@ -493,9 +493,9 @@ impl Indexer {
         let elephants = expand(high10 & !low10);
         let chicks = expand(low10 & high10);
         let counts = [
-            giraffes.count_ones() as u8,
-            elephants.count_ones() as u8,
-            chicks.count_ones() as u8,
+            count(u32::from(giraffes)) as u8,
+            count(u32::from(elephants)) as u8,
+            count(u32::from(chicks)) as u8,
         ];
         let m = self.material;
         // 32-bit divisions: a rest number fits (checked when the tables are built), and they are faster.
@@ -505,7 +505,7 @@ impl Indexer {
         let (label, mut hand) = (offset / all_states, offset % all_states);
         let pieces10 = low10 | high10;
         let their_pieces = expand(scatter(label, pieces10));
-        let hens = expand(scatter(label >> pieces10.count_ones(), low10 & high10));
+        let hens = expand(scatter(label >> count(pieces10), low10 & high10));
         let pieces = expand(pieces10);
         let mut our_hand = [0u8; 3];
         for (k, slot) in our_hand.iter_mut().enumerate() {
