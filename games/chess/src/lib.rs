@@ -13,6 +13,7 @@
 
 pub mod analysis;
 pub mod attacks;
+pub mod dense;
 pub mod game;
 pub mod index;
 pub mod material;
@@ -20,6 +21,7 @@ pub mod position;
 pub mod solve;
 pub mod types;
 
+pub use dense::DenseValues;
 pub use game::{ChessGame, GameError, SubTables, TableSet, Values};
 pub use index::TableIndex;
 pub use material::{Material, MaterialError};
