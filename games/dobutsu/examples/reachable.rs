@@ -5,6 +5,22 @@ use std::time::Instant;
 use retro_dobutsu::Indexer;
 use retro_dobutsu::analysis::Reachable;
 
+/// The CPU time of this process so far, in seconds (user + system, from /proc; 0 where there is none): with other
+/// work on the machine, it says more about the search than the wall time.
+fn cpu_seconds() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return 0.0;
+    };
+    // The fields after the command name (which is in parentheses): utime and stime are the 12th and 13th.
+    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let ticks: f64 = fields[11..13]
+        .iter()
+        .filter_map(|f| f.parse::<f64>().ok())
+        .sum();
+    ticks / 100.0
+}
+
 fn main() {
     let threads: usize = std::env::args()
         .nth(1)
@@ -18,15 +34,17 @@ fn main() {
     let reachable = pool.install(|| {
         Reachable::search_with_progress(&table, &|depth, new| {
             eprintln!(
-                "[{:6.1}s] ply {depth}: {new} new",
-                start.elapsed().as_secs_f64()
+                "[{:6.1}s wall, {:6.1}s cpu] ply {depth}: {new} new",
+                start.elapsed().as_secs_f64(),
+                cpu_seconds()
             )
         })
     });
     println!(
-        "threads {threads}: {} (position, side to move) pairs, depth {}, in {:.1} s",
+        "threads {threads}: {} (position, side to move) pairs, depth {}, in {:.1} s ({:.1} s of CPU)",
         reachable.with_side,
         reachable.depth,
-        start.elapsed().as_secs_f64()
+        start.elapsed().as_secs_f64(),
+        cpu_seconds()
     );
 }

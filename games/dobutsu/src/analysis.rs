@@ -13,7 +13,7 @@ use retro_game::{Index, Outcome, Value};
 
 use crate::board::Board;
 use crate::game::{MAX_MOVES, known_value};
-use crate::index::{Indexer, excluded_value};
+use crate::index::{FULL_MATERIAL, Indexer, excluded_value};
 use crate::notation::Position;
 
 /// Counts of values.
@@ -45,6 +45,16 @@ impl Counts {
             }
             Outcome::Draw => self.draws += 1,
         }
+    }
+
+    /// The counts of `n` copies of these positions.
+    pub fn times(mut self, n: u64) -> Counts {
+        self.positions *= n;
+        self.wins *= n;
+        self.draws *= n;
+        self.losses *= n;
+        self.symmetric *= n;
+        self
     }
 
     pub fn merge(mut self, other: Counts) -> Counts {
@@ -109,23 +119,43 @@ pub fn table_counts<V: Fn(Index) -> Option<Value> + Sync>(table: &Indexer, value
 
 /// Counts over the legal positions the table leaves out (their values are known without solving).
 pub fn outside_table_counts() -> Counts {
-    let all = Indexer::complete();
+    outside_table_counts_for(FULL_MATERIAL)
+}
+
+/// [`outside_table_counts`] for the sub-game with `material`.
+///
+/// Such a position is lost (the enemy lion's try has succeeded) or won in 1, which depends on the pieces on the
+/// board only: outside the classes whose lions stand on file b, every index is a position and the value is found
+/// once per board for all the hands it can come with ([`Indexer::board_runs`]). In those classes, where half the
+/// indices are mirror images, index by index.
+pub fn outside_table_counts_for(material: [u8; 3]) -> Counts {
+    let all = Indexer::complete_for_material(material);
     let rest = all.rest_size();
+    let runs: Vec<(u64, u64)> = all.board_runs().collect();
     (0..all.classes())
         .filter(|&c| !all.class_in_table(c))
-        .flat_map(|c| (0..rest.div_ceil(CHUNK)).map(move |chunk| (c as u64, chunk)))
         .collect::<Vec<_>>()
         .into_par_iter()
-        .map(|(class, chunk)| {
+        .map(|class| {
+            let base = class as u64 * rest;
             let mut counts = Counts::default();
-            let base = class * rest;
-            for i in base + chunk * CHUNK..base + ((chunk + 1) * CHUNK).min(rest) {
-                if let Some(b) = all.decode(i) {
-                    counts.add(
-                        excluded_value(&b).expect("outside the table"),
-                        b == b.mirror(),
-                    );
+            if all.class_is_symmetric(base) {
+                for i in base..base + rest {
+                    if let Some(b) = all.decode(i) {
+                        counts.add(
+                            excluded_value(&b).expect("outside the table"),
+                            b == b.mirror(),
+                        );
+                    }
                 }
+                return counts;
+            }
+            for &(first, length) in &runs {
+                let b = all.decode(base + first).expect("no holes in this class");
+                let value = excluded_value(&b).expect("outside the table");
+                let mut run = Counts::default();
+                run.add(value, false);
+                counts = counts.merge(run.times(length));
             }
             counts
         })
@@ -497,6 +527,24 @@ mod tests {
                 expected.add(value, b == &b.mirror());
             }
             assert_eq!(reachable.counts(&table, made_up), expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn outside_counts_by_runs_are_the_plain_ones() {
+        for material in [[1, 0, 1], [0, 2, 1]] {
+            let all = Indexer::complete_for_material(material);
+            let mut plain = Counts::default();
+            for i in 0..all.size() {
+                if let Some(b) = all.decode(i)
+                    && !all.in_table(&b)
+                {
+                    plain.add(excluded_value(&b).unwrap(), b == b.mirror());
+                }
+            }
+            let fast = outside_table_counts_for(material);
+            assert_eq!(fast, plain, "{material:?}");
+            assert!(fast.losses > 0 && fast.wins > 0 && fast.symmetric > 0);
         }
     }
 

@@ -84,12 +84,17 @@ impl Game for DobutsuGame {
         // No move captures the lion or wins by a try here (the position would be won in 1).
         board.children(|after, _| {
             let after = after.flip();
+            // The test for a win in 1 first: it is cheaper than encoding, and true for many of the moves.
+            if after.has_winning_move() {
+                left_out = true;
+                return;
+            }
             match self.indexer.encode(&after) {
-                Some(target) if !after.has_winning_move() => {
+                Some(target) => {
                     targets[count] = target;
                     count += 1;
                 }
-                _ => left_out = true,
+                None => left_out = true,
             }
         });
         if count == 0 && left_out {

@@ -377,6 +377,18 @@ impl Indexer {
         }
     }
 
+    /// The runs of `rest` numbers that differ only in the hands: `(first, length)` in increasing order, covering
+    /// `0..rest_size()`. Within a run, the pieces on the board are the same (and so is everything that depends on
+    /// them alone, such as whether a lion is attacked).
+    pub fn board_runs(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.patterns.iter().flat_map(move |&(code, base)| {
+            let counts = pattern_counts(code, 10);
+            let states = u64::from(hand_states(counts, self.material));
+            let labels = 1u64 << (counts[0] + counts[1] + 2 * counts[2]);
+            (0..labels).map(move |label| (u64::from(base) + label * states, states))
+        })
+    }
+
     /// The number of indices, holes included.
     pub fn size(&self) -> Index {
         self.classes.len() as u64 * self.rest
@@ -648,6 +660,14 @@ mod tests {
         for material in [[0, 0, 0], [1, 0, 1], [0, 1, 2], [2, 1, 0]] {
             let ix = Indexer::for_material(material);
             assert_eq!(ix.material(), material);
+            let mut next = 0;
+            for (first, length) in ix.board_runs() {
+                assert_eq!(first, next);
+                let cells = |i| ix.decode(i).map(|b| b.cells());
+                assert_eq!(cells(first), cells(first + length - 1));
+                next += length;
+            }
+            assert_eq!(next, ix.rest_size());
             let expected: u64 = (0..1u32 << 20)
                 .map(|code| pattern_counts(code, 10))
                 .filter(|&c| fits(c, material))
