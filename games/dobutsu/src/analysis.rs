@@ -11,10 +11,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 use retro_game::{Index, Outcome, Value};
 
-use crate::board::Board;
+use crate::board::{Board, Owner};
 use crate::game::{MAX_MOVES, known_value};
 use crate::index::{FULL_MATERIAL, Indexer, excluded_value};
 use crate::notation::Position;
+use crate::types::Kind;
 
 /// Counts of values.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -410,15 +411,32 @@ impl Reachable {
 /// this call found first.
 #[inline]
 fn expand(all: &Indexer, groups: &[Group], i: u64, side: usize) -> u64 {
-    let board = all.decode(i).expect("reached positions are numbered");
+    let mut board = all.decode(i).expect("reached positions are numbered");
+    // A move of a piece other than the lion leaves the lions where they are, so most positions reached share one
+    // class, known before the moves are played: the board is put in that class's orientation first (a mirror image
+    // has the mirror images of its moves), and those positions are numbered without looking the class up again.
+    let (ours, theirs) = (board.lion(Owner::Us), board.lion(Owner::Them));
+    let (base, mirrored, symmetric) = all
+        .class_of(theirs.rotate(), ours.rotate())
+        .expect("the complete numbering has every placement");
+    if mirrored {
+        board = board.mirror();
+    }
+    let lion = board.kind_set(Kind::Lion) & board.occupied(Owner::Us);
     // The indices are computed first and looked up after, so that the look-ups (cache misses, mostly) overlap.
     let mut reached = [0u64; MAX_MOVES];
     let mut n = 0;
     board.children(|next, lion_taken| {
-        if !lion_taken && !next.try_succeeds() {
-            reached[n] = all.encode(&next.flip()).expect("numbered");
-            n += 1;
+        if lion_taken || next.try_succeeds() {
+            return;
         }
+        let moved_lion = next.kind_set(Kind::Lion) & next.occupied(Owner::Us) != lion;
+        reached[n] = if moved_lion || symmetric {
+            all.encode(&next.flip()).expect("numbered")
+        } else {
+            all.encode_in_class(base, &next.flip())
+        };
+        n += 1;
     });
     let mut found = 0;
     for &c in &reached[..n] {

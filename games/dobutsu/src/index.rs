@@ -389,6 +389,27 @@ impl Indexer {
         })
     }
 
+    /// Where the boards with our lion on `ours` and theirs on `theirs` are numbered: the first index of their class,
+    /// whether a board must be mirrored to be in the class's orientation, and whether the class is one of those
+    /// whose lions stand on file b (where a board and its mirror image share a class). `None` if not numbered.
+    pub(crate) fn class_of(&self, ours: Square, theirs: Square) -> Option<(u64, bool, bool)> {
+        match self.slots[ours.index()][theirs.index()] {
+            LionSlot::Excluded => None,
+            LionSlot::Class { class, mirrored } => Some((
+                u64::from(class) * self.rest,
+                mirrored,
+                ours.mirror() == ours && theirs.mirror() == theirs,
+            )),
+        }
+    }
+
+    /// The index of `board` given the first index of its class, for a board in the class's orientation whose class
+    /// has no mirror-image pairs (see [`Indexer::class_of`]): [`Indexer::encode`] without finding the class.
+    #[inline]
+    pub(crate) fn encode_in_class(&self, class_base: u64, board: &Board) -> Index {
+        class_base + self.rest_of(board)
+    }
+
     /// The number of indices, holes included.
     pub fn size(&self) -> Index {
         self.classes.len() as u64 * self.rest
