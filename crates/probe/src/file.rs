@@ -220,6 +220,20 @@ impl TableFile {
                     Ok(data.repeat(values).into_boxed_slice())
                 }
             }
+            Some(Layout::Transposed) if encoding != Encoding::Wdl2 && data.len() >= 4 => {
+                let columns = u32::from_le_bytes(data[..4].try_into().expect("4 bytes")) as usize;
+                if columns < 2 || columns > values {
+                    return Err(self.bad_block(block, format!("{columns} columns")));
+                }
+                let stored = self.decompress(block, &data[4..], expected)?;
+                let width = encoding.code_width();
+                let mut out = vec![0u8; expected];
+                format::for_each_transposed(values, columns, |from, to| {
+                    out[to * width..(to + 1) * width]
+                        .copy_from_slice(&stored[from * width..(from + 1) * width]);
+                });
+                Ok(out.into_boxed_slice())
+            }
             _ => Err(self.bad_block(
                 block,
                 format!("unknown layout {layout} ({} bytes)", data.len()),

@@ -157,6 +157,11 @@ pub enum Layout {
     Bytes,
     /// Every value of the block is the same: its code follows, in the width of one value (1 byte for WDL files).
     Constant,
+    /// Distance files only: a u32 column count `c` (at least 2), then a zstd frame of the block's values read as
+    /// rows of `c` values, column by column. When a table's index has a period (a chess index: the squares of its
+    /// last piece), the values of one column are neighbours in the game and zstd finds longer matches (KNPvK's
+    /// distance file: 11% smaller).
+    Transposed,
 }
 
 impl Layout {
@@ -165,6 +170,7 @@ impl Layout {
             Layout::Packed => 0,
             Layout::Bytes => 1,
             Layout::Constant => 2,
+            Layout::Transposed => 3,
         }
     }
 
@@ -173,7 +179,21 @@ impl Layout {
             0 => Some(Layout::Packed),
             1 => Some(Layout::Bytes),
             2 => Some(Layout::Constant),
+            3 => Some(Layout::Transposed),
             _ => None,
+        }
+    }
+}
+
+/// Where value `k` of a block of `n` values stands once the block is transposed with `columns` columns (see
+/// [`Layout::Transposed`]): values are read column by column from rows of `columns` values (the last row may be
+/// short). Calls `f(stored, k)` for every value, in stored order.
+pub fn for_each_transposed(n: usize, columns: usize, mut f: impl FnMut(usize, usize)) {
+    let mut stored = 0;
+    for column in 0..columns.min(n) {
+        for k in (column..n).step_by(columns) {
+            f(stored, k);
+            stored += 1;
         }
     }
 }

@@ -454,6 +454,61 @@ fn version_2_holds_the_same_values_as_version_1_in_fewer_bytes() {
     assert!(sizes[1].1 + 80 < sizes[0].1, "{sizes:?}");
 }
 
+/// A value with a period of 37 indices (like the last piece's squares in a chess index): distances that change
+/// slowly along a column and jump between neighbouring columns.
+fn periodic(i: Index) -> Option<Value> {
+    let (row, column) = (i / 37, i % 37);
+    let h = mix(column);
+    match h % 5 {
+        0 => None,
+        1 => Some(Value::DRAW),
+        2 | 3 => Some(Value::win((row / 4 + h % 50) as u32 % 300)),
+        _ => Some(Value::loss((row / 4 + h % 40) as u32 % 300)),
+    }
+}
+
+/// Distance blocks of a table with a period are stored transposed when that is smaller, read back exactly, and
+/// give a smaller file than without transposition (a large table, which is not tried).
+#[test]
+fn periodic_distance_blocks_are_stored_transposed_and_read_back() {
+    use retro_probe::Layout;
+    let dir = tempfile::tempdir().unwrap();
+    let size = 40_000;
+    let options = WriteOptions {
+        distance_block_values: 1 << 13,
+        distance_level: 9,
+        ..small_blocks()
+    };
+    let mut spec = spec("periodic", size, 1, b"");
+    spec.options = options;
+    let written = write_table(dir.path(), &spec, periodic).unwrap();
+    let table = Table::open(dir.path(), "graph", "periodic", 1 << 22).unwrap();
+    assert_reads_back(&table, &periodic);
+    let file = table.distance_file();
+    assert_eq!(file.header().encoding, retro_probe::Encoding::Distance16);
+    let layouts: Vec<_> = (0..file.header().block_count)
+        .map(|b| file.block_layout(b).unwrap().unwrap())
+        .collect();
+    assert!(layouts.contains(&Layout::Transposed), "{layouts:?}");
+    // The same table written as a large one (no transposition) takes more room.
+    let other = tempfile::tempdir().unwrap();
+    spec.options = WriteOptions {
+        large_table: 0,
+        large_distance_block_values: 1 << 13,
+        large_distance_level: 9,
+        ..options
+    };
+    let large = write_table(other.path(), &spec, periodic).unwrap();
+    assert!(
+        written.distance_bytes < large.distance_bytes,
+        "{} >= {}",
+        written.distance_bytes,
+        large.distance_bytes
+    );
+    let table = Table::open(other.path(), "graph", "periodic", 1 << 22).unwrap();
+    assert_reads_back(&table, &periodic);
+}
+
 /// Blocks where every value is the same (holes filled included) take two bytes; small WDL blocks are stored in
 /// whichever of the packed and the one-value-per-byte layouts is smaller; every layout reads back.
 #[test]

@@ -274,6 +274,9 @@ where
         let file = FileWriter {
             path: &path,
             version: options.version,
+            try_transposed: options.version >= 2
+                && kind == FileKind::Distance
+                && spec.size <= options.large_table,
             encoding,
             block_values,
             level,
@@ -358,6 +361,9 @@ where
 struct FileWriter<'a> {
     path: &'a Path,
     version: u32,
+    /// Whether distance blocks are also tried transposed (version 2, tables that are not large: it costs a
+    /// second full compression of some blocks).
+    try_transposed: bool,
     encoding: Encoding,
     block_values: u32,
     level: i32,
@@ -414,9 +420,14 @@ impl FileWriter<'_> {
             let compressed = (first..last)
                 .into_par_iter()
                 .map_init(
-                    || self.compressor(),
-                    |compressor, block| match compressor {
-                        Ok(c) => self.store(block, values, c),
+                    || {
+                        Ok::<_, io::Error>((
+                            self.compressor(self.level)?,
+                            self.compressor(PROXY_LEVEL)?,
+                        ))
+                    },
+                    |compressors, block| match compressors {
+                        Ok((c, proxy)) => self.store(block, values, c, proxy),
                         Err(e) => Err(io::Error::new(e.kind(), e.to_string())),
                     },
                 )
@@ -440,8 +451,8 @@ impl FileWriter<'_> {
 
     /// A zstd context with this file's settings. Version 2 frames do not record their decompressed size: the
     /// reader knows it, and small files are smaller without it.
-    fn compressor(&self) -> io::Result<zstd::bulk::Compressor<'static>> {
-        let mut compressor = zstd::bulk::Compressor::new(self.level)?;
+    fn compressor(&self, level: i32) -> io::Result<zstd::bulk::Compressor<'static>> {
+        let mut compressor = zstd::bulk::Compressor::new(level)?;
         if self.version >= 2 {
             compressor.set_parameter(zstd::zstd_safe::CParameter::ContentSizeFlag(false))?;
         }
@@ -455,6 +466,7 @@ impl FileWriter<'_> {
         block: u64,
         values: &V,
         compressor: &mut zstd::bulk::Compressor<'static>,
+        proxy: &mut zstd::bulk::Compressor<'static>,
     ) -> io::Result<Vec<u8>>
     where
         V: Fn(Index) -> Option<Value> + Sync,
@@ -495,9 +507,73 @@ impl FileWriter<'_> {
                 if raw.chunks_exact(width).all(|code| code == &raw[..width]) {
                     return Ok(with_layout(Layout::Constant, &raw[..width]));
                 }
-                Ok(with_layout(Layout::Packed, &compressor.compress(&raw)?))
+                let transposed = if self.try_transposed {
+                    self.transposed(&raw, compressor, proxy)?
+                } else {
+                    Transposed::Behind
+                };
+                let mut plain = || -> io::Result<Vec<u8>> {
+                    Ok(with_layout(Layout::Packed, &compressor.compress(&raw)?))
+                };
+                match transposed {
+                    Transposed::Ahead(stored) => Ok(stored),
+                    Transposed::Close(stored) => {
+                        let plain = plain()?;
+                        Ok(if stored.len() < plain.len() {
+                            stored
+                        } else {
+                            plain
+                        })
+                    }
+                    Transposed::Behind => plain(),
+                }
             }
         }
+    }
+
+    /// The block `raw` (distance codes) stored transposed with the most promising column count, if one is
+    /// promising: the candidates are the periods at which values repeat most often (see [`periods`]), judged by
+    /// the size of a quick compression; the best is compressed in earnest only if it comes close to the plain
+    /// block's quick size (the caller keeps whichever is smaller).
+    fn transposed(
+        &self,
+        raw: &[u8],
+        compressor: &mut zstd::bulk::Compressor<'static>,
+        proxy: &mut zstd::bulk::Compressor<'static>,
+    ) -> io::Result<Transposed> {
+        let width = self.encoding.code_width();
+        let candidates = periods(raw, width);
+        if candidates.is_empty() {
+            return Ok(Transposed::Behind);
+        }
+        let plain = proxy.compress(raw)?.len();
+        let mut best: Option<(usize, Vec<u8>, usize)> = None;
+        for columns in candidates {
+            let data = transpose(raw, width, columns);
+            let quick = proxy.compress(&data)?.len();
+            if best.as_ref().is_none_or(|b| quick < b.2) {
+                best = Some((columns, data, quick));
+            }
+        }
+        let (columns, data, quick) = best.expect("at least one candidate");
+        // Quick sizes predict full ones only roughly: a candidate clearly ahead (by 5%) is taken alone, one close to
+        // the plain block (at most 2% behind) is compressed in full and compared, one further behind is dropped.
+        let verdict = if quick * 20 < plain * 19 {
+            Verdict::Ahead
+        } else if quick * 50 <= plain * 51 {
+            Verdict::Close
+        } else {
+            return Ok(Transposed::Behind);
+        };
+        let frame = compressor.compress(&data)?;
+        let mut stored = Vec::with_capacity(5 + frame.len());
+        stored.push(Layout::Transposed.code());
+        stored.extend_from_slice(&(columns as u32).to_le_bytes());
+        stored.extend_from_slice(&frame);
+        Ok(match verdict {
+            Verdict::Ahead => Transposed::Ahead(stored),
+            Verdict::Close => Transposed::Close(stored),
+        })
     }
 
     /// The decoded bytes of one block of a distance file.
@@ -560,6 +636,77 @@ impl FileWriter<'_> {
                 }
             })
     }
+}
+
+/// How a block's best transposition compares with the plain block after quick compressions, with the stored block
+/// when it is worth keeping.
+enum Transposed {
+    Ahead(Vec<u8>),
+    Close(Vec<u8>),
+    Behind,
+}
+
+enum Verdict {
+    Ahead,
+    Close,
+}
+
+/// zstd level of the quick compressions that choose between candidate layouts.
+const PROXY_LEVEL: i32 = 3;
+
+/// The longest period looked for by [`periods`], and how many of the best periods are tried.
+const MAX_PERIOD: usize = 256;
+const PERIODS_TRIED: usize = 3;
+
+/// The periods of a block of distance codes (`width` bytes each), best first: the lags `p` in `2..=MAX_PERIOD` at
+/// which a value most often equals the value `p` before it, counted over positions (holes, code 0, left out) in a
+/// few windows spread over the block. Empty for blocks too short to have rows.
+fn periods(raw: &[u8], width: usize) -> Vec<usize> {
+    const WINDOW: usize = 1 << 13;
+    const WINDOWS: usize = 4;
+    let n = raw.len() / width;
+    if n < 4 * MAX_PERIOD {
+        return Vec::new();
+    }
+    // Codes as integers, so that the inner loop compares numbers.
+    let code = |i: usize| {
+        raw[i * width..(i + 1) * width]
+            .iter()
+            .rev()
+            .fold(0u32, |c, &b| (c << 8) | u32::from(b))
+    };
+    let mut agree = [0u32; MAX_PERIOD + 1];
+    let mut window = Vec::with_capacity(WINDOW + MAX_PERIOD);
+    for w in 0..WINDOWS {
+        let start = MAX_PERIOD + (n - MAX_PERIOD - WINDOW.min(n - MAX_PERIOD)) * w / WINDOWS;
+        let end = (start + WINDOW).min(n);
+        window.clear();
+        window.extend((start - MAX_PERIOD..end).map(code));
+        for i in MAX_PERIOD..window.len() {
+            let here = window[i];
+            if here == 0 {
+                continue;
+            }
+            for (lag, count) in agree.iter_mut().enumerate().skip(2) {
+                *count += u32::from(window[i - lag] == here);
+            }
+        }
+    }
+    let mut lags: Vec<usize> = (2..=MAX_PERIOD).collect();
+    // Ties go to the shorter period (sort is stable).
+    lags.sort_by_key(|&lag| std::cmp::Reverse(agree[lag]));
+    lags.truncate(PERIODS_TRIED);
+    lags
+}
+
+/// The codes of a block (`width` bytes each) as rows of `columns`, read column by column ([`Layout::Transposed`]).
+fn transpose(raw: &[u8], width: usize, columns: usize) -> Vec<u8> {
+    let n = raw.len() / width;
+    let mut out = vec![0u8; raw.len()];
+    format::for_each_transposed(n, columns, |to, from| {
+        out[to * width..(to + 1) * width].copy_from_slice(&raw[from * width..(from + 1) * width]);
+    });
+    out
 }
 
 /// WDL blocks of at most this many values are also tried one value per byte ([`Layout::Bytes`]), which wins for

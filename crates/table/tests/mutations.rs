@@ -33,6 +33,7 @@ fn seeds() -> Vec<Vec<u8>> {
         (1, 1000, 300, 2),
         (2, 3, 2, 2),
         (3, 300, 20, 2),
+        (4, 3000, 20, 2),
         (0, 200, 20, 1),
         (1, 1000, 300, 1),
     ] {
@@ -48,7 +49,8 @@ fn seeds() -> Vec<Vec<u8>> {
             payload: &payload,
             options: WriteOptions {
                 wdl_block_values: 64,
-                distance_block_values: 32,
+                // Table 4 has distance blocks long enough to be stored transposed.
+                distance_block_values: if k == 4 { 2048 } else { 32 },
                 wdl_level: 3,
                 distance_level: 3,
                 payload_level: 3,
@@ -60,6 +62,13 @@ fn seeds() -> Vec<Vec<u8>> {
             // Table 3 starts with blocks of one value (holes, then draws).
             _ if k == 3 && i < 64 => None,
             _ if k == 3 && i < 128 => Some(Value::DRAW),
+            // Table 4 has a period of 29 (see the transposed layout).
+            _ if k == 4 => match (i % 29) % 4 {
+                0 => None,
+                1 => Some(Value::DRAW),
+                2 => Some(Value::win((i / 29 / 8 + i % 29) as u32 % (max_plies + 1))),
+                _ => Some(Value::loss((i / 29 / 8) as u32 % (max_plies + 1))),
+            },
             0 => None,
             1 => Some(Value::DRAW),
             2 => Some(Value::win((i as u32 * 7) % (max_plies + 1))),
@@ -133,13 +142,16 @@ fn mutate(rng: &mut Rng, bytes: &mut Vec<u8>) {
 #[test]
 fn mutated_tables_never_panic_the_reader() {
     let seeds = seeds();
-    // Sanity: the seeds themselves are read fully.
+    // Sanity: the seeds themselves are read fully, and hold every layout of version 2.
+    let mut layouts = std::collections::HashSet::new();
     for seed in &seeds {
-        retro_probe::TableFile::from_bytes("seed", seed.clone())
-            .unwrap()
-            .check_blocks()
-            .unwrap();
+        let file = retro_probe::TableFile::from_bytes("seed", seed.clone()).unwrap();
+        file.check_blocks().unwrap();
+        for block in 0..file.header().block_count {
+            layouts.extend(file.block_layout(block).unwrap());
+        }
     }
+    assert_eq!(layouts.len(), 4, "{layouts:?}");
     let mut rng = Rng(2024);
     let tries = 30_000;
     let mut reached_blocks = 0;
