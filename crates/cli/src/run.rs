@@ -33,6 +33,9 @@ pub struct EngineArgs {
     /// No progress display.
     #[arg(long)]
     pub quiet: bool,
+    /// For tests: the work directory's writes fail as on a full disk after this many bytes.
+    #[arg(long, hide = true, value_name = "BYTES")]
+    pub test_disk_full_after: Option<u64>,
 }
 
 impl EngineArgs {
@@ -44,7 +47,10 @@ impl EngineArgs {
             work_dir: self.work.clone().or(work),
             memory: self.memory,
             fresh: self.fresh,
-            ..Default::default()
+            testing: retro_engine::Testing {
+                disk_full_after: self.test_disk_full_after,
+                ..Default::default()
+            },
         }
     }
 

@@ -65,6 +65,8 @@ pub struct Testing {
     pub free_space: Option<u64>,
     /// Walk generations of the sliced path in rounds of at most this many bucket bytes (at least one update).
     pub round_bytes: Option<u64>,
+    /// Fail the sliced path's file writes with "no space left on device" once this many bytes were written.
+    pub disk_full_after: Option<u64>,
     /// Do not sync files to the disk (a killed process loses nothing without it; a power cut would): keeps the
     /// thousands of small builds of the tests fast.
     pub skip_sync: bool,
@@ -108,6 +110,10 @@ pub enum EngineError {
         needed: u64,
         available: u64,
     },
+    #[error(
+        "the work directory {0} is full; free some space there and run the same command again to resume from the last checkpoint"
+    )]
+    DiskFull(PathBuf),
     #[error("the checkpoint in the work directory is unusable ({0}); start afresh")]
     Checkpoint(String),
     #[error("interrupted by a test hook")]

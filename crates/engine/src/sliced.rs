@@ -74,6 +74,22 @@ pub fn solve<G: Game>(
     bits: u32,
     progress: &(dyn Fn(&Progress) + Sync),
 ) -> Result<Solution, EngineError> {
+    solve_in(game, options, dir, budget, bits, progress).map_err(|e| match e {
+        EngineError::Io(io) if io.raw_os_error() == Some(libc::ENOSPC) => {
+            EngineError::DiskFull(dir.to_owned())
+        }
+        e => e,
+    })
+}
+
+fn solve_in<G: Game>(
+    game: &G,
+    options: &SolveOptions,
+    dir: &Path,
+    budget: u64,
+    bits: u32,
+    progress: &(dyn Fn(&Progress) + Sync),
+) -> Result<Solution, EngineError> {
     fs::create_dir_all(dir)?;
     let fingerprint = fingerprint(game, options.convention);
     let mut sliced = Sliced {
@@ -85,6 +101,7 @@ pub fn solve<G: Game>(
         report: Report::default(),
         steps: 0,
         crash_after: options.testing.crash_after,
+        disk_full_after: options.testing.disk_full_after,
         round_bytes: options
             .testing
             .round_bytes
@@ -443,6 +460,8 @@ struct Sliced<'a, G> {
     report: Report,
     steps: u64,
     crash_after: Option<u64>,
+    /// A simulated disk size: file writes fail as on a full disk beyond this many bytes.
+    disk_full_after: Option<u64>,
     /// The most bucket bytes of one round of a generation.
     round_bytes: u64,
     /// Whether files are synced before a checkpoint names them.
@@ -512,6 +531,12 @@ impl<G: Game> Sliced<'_, G> {
 
     /// Writes `bytes` as a new file, synced: a checkpoint may name it once this returns.
     fn write_file(&mut self, name: &str, bytes: &[u8]) -> io::Result<()> {
+        if self
+            .disk_full_after
+            .is_some_and(|limit| self.report.bytes_written + bytes.len() as u64 > limit)
+        {
+            return Err(io::Error::from_raw_os_error(libc::ENOSPC));
+        }
         let mut file = File::create(self.path(name))?;
         file.write_all(bytes)?;
         release_cache(&file, bytes.len() as u64);
