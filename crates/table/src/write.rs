@@ -64,8 +64,10 @@ impl Default for WriteOptions {
         WriteOptions {
             wdl_block_values: 1 << 20,
             // KRvKP's distance file: 2.89 MB with 2^16 values per block at level 12, 2.27 MB with 2^20 at level 19
-            // (but 5 to 10 times the compression time, which KQRvKR's 220 M indices could not afford).
-            distance_block_values: 1 << 20,
+            // (but 5 to 10 times the compression time, which KQRvKR's 220 M indices could not afford), 2.16 MB with
+            // transposed blocks, 2.01 MB with blocks of 2^22 (4 MiB of u8 codes to decompress for a cold probe of
+            // the distance file, which serves the root and analysis, not the search).
+            distance_block_values: 1 << 22,
             wdl_level: 19,
             distance_level: 19,
             large_table: 1 << 24,
