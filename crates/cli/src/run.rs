@@ -122,44 +122,96 @@ pub fn with_threads<T: Send>(threads: Option<usize>, work: impl FnOnce() -> T + 
     Ok(pool.install(work))
 }
 
-/// A progress display for the engine: a spinner with the generation and the positions resolved, on a terminal only
-/// (nothing at all in pipes or with `--quiet`).
+/// A progress display for the engine, on a terminal only (nothing at all in pipes or with `--quiet`): during
+/// initialisation a bar of the indices done, with their rate and the time left; then one line per generation with
+/// the positions it resolved, all positions resolved so far, and the rate of the last generation.
 pub struct SolveProgress {
     bar: Option<ProgressBar>,
+    phase: std::sync::Mutex<Phase>,
+}
+
+/// What the display shows now, and since when the current generation runs.
+#[derive(Clone, Copy, PartialEq)]
+enum Phase {
+    Starting,
+    Initialising,
+    /// The last generation reported: when, and how many positions it walks back from.
+    Generations {
+        started: std::time::Instant,
+        frontier: u64,
+    },
 }
 
 impl SolveProgress {
     pub fn new(what: &str, quiet: bool) -> SolveProgress {
-        if quiet || !std::io::stderr().is_terminal() {
-            return SolveProgress { bar: None };
+        let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
+            let bar = ProgressBar::new_spinner();
+            bar.set_prefix(what.to_string());
+            bar.enable_steady_tick(Duration::from_millis(120));
+            bar
+        });
+        SolveProgress {
+            bar,
+            phase: std::sync::Mutex::new(Phase::Starting),
         }
-        let bar = ProgressBar::new_spinner();
-        bar.set_style(
-            ProgressStyle::with_template("{spinner} {prefix} [{elapsed_precise}] {msg}")
-                .expect("the template is valid"),
-        );
-        bar.set_prefix(what.to_string());
-        bar.enable_steady_tick(Duration::from_millis(120));
-        SolveProgress { bar: Some(bar) }
     }
 
     /// Shows one report of the engine.
     pub fn report(&self, progress: &Progress) {
         let Some(bar) = &self.bar else { return };
-        let message = match *progress {
+        let mut phase = self.phase.lock().unwrap_or_else(|p| p.into_inner());
+        match *progress {
             Progress::Initialising { done, size } => {
-                format!(
-                    "initialising {done}/{size} ({:.0}%)",
-                    100.0 * done as f64 / size.max(1) as f64
-                )
+                if *phase != Phase::Initialising {
+                    *phase = Phase::Initialising;
+                    bar.set_style(
+                        ProgressStyle::with_template(
+                            "{prefix} initialising [{bar:30}] {percent}% {human_pos}/{human_len} indices, \
+                             {per_sec:0}, {eta} left",
+                        )
+                        .expect("the template is valid"),
+                    );
+                    bar.set_length(size);
+                    bar.reset_eta();
+                }
+                bar.set_position(done);
             }
             Progress::Generation {
                 generation,
                 frontier,
                 resolved,
-            } => format!("generation {generation}: {frontier} new, {resolved} resolved"),
-        };
-        bar.set_message(message);
+            } => {
+                let now = std::time::Instant::now();
+                let rate = match *phase {
+                    Phase::Generations {
+                        started,
+                        frontier: walked,
+                    } => {
+                        let seconds = now.duration_since(started).as_secs_f64();
+                        format!(
+                            ", last generation {:.2} M positions/s",
+                            walked as f64 / seconds.max(1e-3) / 1e6
+                        )
+                    }
+                    _ => {
+                        bar.set_style(
+                            ProgressStyle::with_template(
+                                "{spinner} {prefix} [{elapsed_precise}] {msg}",
+                            )
+                            .expect("the template is valid"),
+                        );
+                        String::new()
+                    }
+                };
+                *phase = Phase::Generations {
+                    started: now,
+                    frontier,
+                };
+                bar.set_message(format!(
+                    "generation {generation}: {frontier} positions to walk back from, {resolved} resolved{rate}"
+                ));
+            }
+        }
     }
 
     pub fn finish(&self) {
