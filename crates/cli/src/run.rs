@@ -82,8 +82,34 @@ impl EngineArgs {
             }
         }
         progress.finish();
-        result.with_context(|| format!("cannot solve {what}"))
+        let solution = result.with_context(|| format!("cannot solve {what}"))?;
+        if !self.quiet
+            && let Some(line) = out_of_core_line(solution.report())
+        {
+            eprintln!("{what}: {line}");
+        }
+        Ok(solution)
     }
+}
+
+/// What an out-of-core build did, in one line for standard error (standard output may be JSON); `None` for a
+/// build in memory.
+fn out_of_core_line(report: &retro_engine::Report) -> Option<String> {
+    if report.slices == 0 {
+        return None;
+    }
+    let mut line = format!(
+        "out of core: {} slices of {} indices, {:.1} MB read and {:.1} MB written in the work directory, {} checkpoints",
+        report.slices,
+        report.slice_positions,
+        report.bytes_read as f64 / 1e6,
+        report.bytes_written as f64 / 1e6,
+        report.checkpoints
+    );
+    if let Some(g) = report.resumed_at {
+        line.push_str(&format!(", resumed at generation {g}"));
+    }
+    Some(line)
 }
 
 /// Parses a size such as `512M`, `16G`, `1.5GiB` or `1000000` (bytes). Units are powers of 1024.
