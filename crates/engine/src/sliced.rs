@@ -36,6 +36,8 @@ use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use rayon::prelude::*;
 use retro_game::{Game, Move, Node, PlayConvention};
 
@@ -48,6 +50,9 @@ use crate::{EngineError, Progress, SolveOptions};
 /// Every file of the engine in a work directory starts with this; nothing else there is touched.
 const PREFIX: &str = "retro-engine-";
 const MANIFEST: &str = "retro-engine-manifest";
+/// One bit per index, written once after initialisation: whether the position has an exit into a win for the
+/// opponent (only such a position's loss can come later than its counter says).
+const REFUTERS: &str = "retro-engine-refuters";
 const MANIFEST_VERSION: &str = "retro-engine checkpoint 1";
 /// The fewest indices in a slice.
 const MIN_SLICE_SHIFT: u32 = 2;
@@ -218,6 +223,9 @@ struct Checkpoint {
     /// Positions resolved before `generation`.
     resolved: u64,
     refuting_exits: bool,
+    /// Whether the refuters file says which positions have such exits (checkpoints of older builds do not have it:
+    /// then every loss is expanded again for its floor).
+    refuters: bool,
     /// The tag of the next files to be written is `epoch + 1`.
     epoch: u64,
     /// Per slice, the tag of its cells file.
@@ -245,6 +253,7 @@ impl Checkpoint {
 
     fn references(&self, name: &str) -> bool {
         name == MANIFEST
+            || (self.refuters && name == REFUTERS)
             || name == frontier_name(self.frontier_tag)
             || self
                 .cell_tags
@@ -273,7 +282,11 @@ impl Checkpoint {
             self.frontier_tag,
             self.frontier_len,
             self.resolved,
-            u8::from(self.refuting_exits),
+            match (self.refuting_exits, self.refuters) {
+                (false, _) => 0,
+                (true, false) => 1,
+                (true, true) => 2,
+            },
             self.epoch
         );
         for tag in &self.cell_tags {
@@ -363,7 +376,8 @@ impl Checkpoint {
             frontier_tag: num("frontier", 0)?,
             frontier_len: num("frontier", 1)?,
             resolved: num("resolved", 0)?,
-            refuting_exits: num("refuting", 0)? == 1,
+            refuting_exits: num("refuting", 0)? >= 1,
+            refuters: num("refuting", 0)? == 2,
             epoch: num("epoch", 0)?,
             cell_tags,
             seeds,
@@ -512,6 +526,9 @@ impl<G: Game> Sliced<'_, G> {
     fn check_files(&self, state: &Checkpoint) -> Result<(), EngineError> {
         let cell_bytes = u64::from(state.bits / 8);
         let mut expected = vec![(frontier_name(state.frontier_tag), state.frontier_len * 8)];
+        if state.refuters {
+            expected.push((REFUTERS.to_string(), state.size.div_ceil(64) * 8));
+        }
         for (s, &tag) in state.cell_tags.iter().enumerate() {
             expected.push((
                 cells_name(s, tag),
@@ -618,12 +635,14 @@ impl<G: Game> Sliced<'_, G> {
             frontier_len: 0,
             resolved: 0,
             refuting_exits: false,
+            refuters: true,
             epoch: 1,
             cell_tags: vec![1; slices],
             seeds: vec![BTreeMap::new(); slices],
         };
         let mut buffer = Cells::<W>::new(1 << shift, &Backing::Memory)?;
         let mut frontier = FrontierWriter::create(&self.path(&frontier_name(1)))?;
+        let refuters: Vec<AtomicU64> = (0..size.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
         for slice in 0..slices {
             let (base, len) = state.slice_range(slice);
             let findings = Findings::default();
@@ -634,6 +653,10 @@ impl<G: Game> Sliced<'_, G> {
                     for offset in task * TASK..((task + 1) * TASK).min(len) {
                         let index = base + offset as u64;
                         let initial = initial::<G, W>(game, self.convention, index, max_moves);
+                        if initial.refuting {
+                            refuters[(index / 64) as usize]
+                                .fetch_or(1 << (index % 64), Ordering::Relaxed);
+                        }
                         if let Some(state) = findings.record(initial) {
                             cells.set_raw(offset, W::encode(state));
                             if let State::Won(p) | State::Lost(p) = state {
@@ -660,8 +683,39 @@ impl<G: Game> Sliced<'_, G> {
             self.step()?;
         }
         state.frontier_len = frontier.finish(&mut self.report)?;
+        let words: Vec<u8> = refuters
+            .iter()
+            .flat_map(|w| w.load(Ordering::Relaxed).to_ne_bytes())
+            .collect();
+        self.write_file(REFUTERS, &words)?;
         self.commit(&state)?;
         Ok(Some(state))
+    }
+
+    /// The refuter bits of the indices `base..base + len`, as the words that hold them (the first word holds
+    /// index `base / 64 * 64`); `None` when the checkpoint has no refuters file (every loss is then expanded again).
+    fn refuters_of(
+        &mut self,
+        state: &Checkpoint,
+        base: u64,
+        len: usize,
+    ) -> io::Result<Option<Vec<u64>>> {
+        if !state.refuting_exits || !state.refuters {
+            return Ok(None);
+        }
+        let first = base / 64;
+        let words = (base + len as u64).div_ceil(64) - first;
+        let mut bytes = vec![0u8; words as usize * 8];
+        let mut file = File::open(self.path(REFUTERS))?;
+        file.seek(SeekFrom::Start(first * 8))?;
+        file.read_exact(&mut bytes)?;
+        self.report.bytes_read += bytes.len() as u64;
+        Ok(Some(
+            bytes
+                .chunks_exact(8)
+                .map(|w| u64::from_ne_bytes(w.try_into().expect("8 bytes")))
+                .collect(),
+        ))
     }
 
     fn run<W: Width>(&mut self, mut state: Checkpoint) -> Result<Solution, EngineError> {
@@ -911,6 +965,18 @@ impl<G: Game> Sliced<'_, G> {
                 0 => None,
                 _ => Some(File::open(self.path(&bucket_name(slice)))?),
             };
+            let refuters = match remaining {
+                0 => None,
+                _ => self.refuters_of(state, base, len)?,
+            };
+            let first_word = base / 64 * 64;
+            let may_resist = |offset: usize| {
+                let index = base + offset as u64 - first_word;
+                match &refuters {
+                    Some(words) => words[(index / 64) as usize] & (1 << (index % 64)) != 0,
+                    None => refuting_exits,
+                }
+            };
             while let Some(file) = file.as_mut().filter(|_| remaining > 0) {
                 let n = remaining.min(BUCKET_CHUNK);
                 file.read_exact(&mut bytes[..n * 4])?;
@@ -931,7 +997,7 @@ impl<G: Game> Sliced<'_, G> {
                             offset,
                             base + offset as u64,
                             g,
-                            refuting_exits,
+                            may_resist(offset),
                         ) {
                             deferred.push(floor);
                         }
@@ -1145,6 +1211,7 @@ mod tests {
             frontier_len: 3,
             resolved: 4,
             refuting_exits: true,
+            refuters: true,
             epoch: 6,
             cell_tags: vec![1, 6, 4],
             seeds,
