@@ -11,11 +11,15 @@
 //! canonical placement has an un-move into the orbit of `p`, so the two lists agree.
 //!
 //! En passant: the tables store positions without en-passant rights. A double push that gives the opponent a legal
-//! en-passant capture reaches a position with those rights, which is not in the table; such materials (both sides
-//! with pawns) are refused by [`ChessGame::new`] for now, see [`GameError::EnPassant`].
+//! en-passant capture reaches a position with those rights, whose value differs from the same placement without
+//! them; the game numbers such positions after the table's indices (the [`EpIndex`] region, empty unless both sides
+//! have pawns). Their moves are the ordinary ones plus the en-passant capture (an exit); their one un-move is the
+//! double push, from the placement without rights or from any of its twins with rights. Only the table's own
+//! indices, `0..index().size()`, are written to its files.
 
 use retro_game::{Game, Index, Move, Node, Value};
 
+use crate::ep::EpIndex;
 use crate::index::TableIndex;
 use crate::material::Material;
 use crate::position::{MoveList, Position};
@@ -36,16 +40,13 @@ pub trait SubTables: Sync {
 pub enum GameError {
     #[error("table {needed} is needed by {table} but is not available")]
     MissingTable { table: Material, needed: Material },
-    #[error(
-        "{0}: both sides have pawns, so en passant can arise; such tables are not supported yet (positions with \
-         en-passant rights would need indices of their own)"
-    )]
-    EnPassant(Material),
 }
 
 /// The table of one material, ready to be solved or checked.
 pub struct ChessGame<'a, S: SubTables> {
     index: TableIndex,
+    /// The positions with en-passant rights, numbered from `index.size()` on.
+    ep: EpIndex,
     sub: &'a S,
     max_moves: u64,
 }
@@ -54,9 +55,6 @@ impl<'a, S: SubTables> ChessGame<'a, S> {
     /// The table of `material` (any orientation; it is taken canonically), whose exits look into `sub`.
     pub fn new(material: Material, sub: &'a S) -> Result<ChessGame<'a, S>, GameError> {
         let material = material.canonical();
-        if material.both_sides_have_pawns() {
-            return Err(GameError::EnPassant(material));
-        }
         for needed in material.successors() {
             if needed != Material::KVK && !sub.has(needed) {
                 return Err(GameError::MissingTable {
@@ -82,8 +80,10 @@ impl<'a, S: SubTables> ChessGame<'a, S> {
             })
             .max()
             .unwrap_or(8);
+        let index = TableIndex::new(material);
         Ok(ChessGame {
-            index: TableIndex::new(material),
+            ep: EpIndex::new(&index),
+            index,
             sub,
             max_moves,
         })
@@ -95,6 +95,43 @@ impl<'a, S: SubTables> ChessGame<'a, S> {
 
     pub fn material(&self) -> Material {
         self.index.material()
+    }
+
+    /// The positions with en-passant rights, numbered after the table's indices (not stored in the table).
+    pub fn ep_index(&self) -> &EpIndex {
+        &self.ep
+    }
+
+    /// The position at any index of the game: a table position, or one of the en-passant region; `None` for a hole.
+    #[inline]
+    pub fn position(&self, index: Index) -> Option<Position> {
+        let table = self.index.size();
+        if index < table {
+            self.index.position(index)
+        } else {
+            Some(self.ep.position(&self.index, index - table))
+        }
+    }
+
+    /// The index of a legal position of this material (White the first side), with or without en-passant rights.
+    #[inline]
+    pub fn encode(&self, pos: &Position) -> Index {
+        if pos.ep_square().is_some() {
+            self.index.size() + self.ep.encode(&self.index, pos)
+        } else {
+            self.index.encode_oriented(pos)
+        }
+    }
+
+    /// Visits the index of `before`, a predecessor without en-passant rights, and of each of its twins with them:
+    /// a move made from the placement is made from the twins too.
+    #[inline]
+    fn visit_predecessor(&self, before: &Position, mut visit: impl FnMut(Index)) {
+        visit(self.index.encode_oriented(before));
+        if !self.ep.is_empty() {
+            let table = self.index.size();
+            before.visit_with_ep_rights(|with| visit(table + self.ep.encode(&self.index, &with)));
+        }
     }
 
     /// The value of the position a converting move reaches.
@@ -128,7 +165,7 @@ fn visit_distinct<F: FnMut(Index)>(list: &mut [Index], mut visit: F) {
 
 impl<S: SubTables> Game for ChessGame<'_, S> {
     fn size(&self) -> Index {
-        self.index.size()
+        self.index.size() + self.ep.len()
     }
 
     fn max_moves(&self) -> u64 {
@@ -136,7 +173,7 @@ impl<S: SubTables> Game for ChessGame<'_, S> {
     }
 
     fn expand<F: FnMut(Move)>(&self, index: Index, mut visit: F) -> Node {
-        let Some(pos) = self.index.position(index) else {
+        let Some(pos) = self.position(index) else {
             return Node::Hole;
         };
         let mut moves = MoveList::new();
@@ -155,11 +192,7 @@ impl<S: SubTables> Game for ChessGame<'_, S> {
             if m.converts() {
                 visit(Move::Exit(self.exit_value(&after)));
             } else {
-                debug_assert!(
-                    after.ep_square().is_none(),
-                    "en passant in a table without pawns on both sides"
-                );
-                targets[n] = self.index.encode_oriented(&after);
+                targets[n] = self.encode(&after);
                 n += 1;
             }
         }
@@ -168,15 +201,24 @@ impl<S: SubTables> Game for ChessGame<'_, S> {
     }
 
     fn unmoves<F: FnMut(Index)>(&self, index: Index, visit: F) {
-        let Some(pos) = self.index.position(index) else {
+        let Some(pos) = self.position(index) else {
             return;
         };
-        let mut sources = [0 as Index; MoveList::CAPACITY];
+        // Each predecessor once, and its twins with en-passant rights (at most two per predecessor in five men).
+        let mut sources = [0 as Index; 2 * MoveList::CAPACITY];
         let mut n = 0;
-        pos.unmoves(|before| {
-            sources[n] = self.index.encode_oriented(&before);
+        let mut add = |i: Index| {
+            sources[n] = i;
             n += 1;
-        });
+        };
+        if pos.ep_square().is_some() {
+            // Rights come only from the double push that was just played.
+            if let Some(before) = pos.undo_double_push() {
+                self.visit_predecessor(&before, &mut add);
+            }
+        } else {
+            pos.unmoves(|before| self.visit_predecessor(&before, &mut add));
+        }
         visit_distinct(&mut sources[..n], visit);
     }
 }
@@ -250,5 +292,114 @@ impl SubTables for TableSet {
 
     fn value(&self, pos: &Position) -> Option<Value> {
         self.probe(pos)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Sub-tables that call every exit a draw: enough to check how the table's own indices connect.
+    struct AllDraws;
+
+    impl SubTables for AllDraws {
+        fn has(&self, _: Material) -> bool {
+            true
+        }
+
+        fn value(&self, _: &Position) -> Option<Value> {
+            Some(Value::DRAW)
+        }
+    }
+
+    fn targets(game: &ChessGame<'_, AllDraws>, i: Index) -> (Node, Vec<Index>) {
+        let mut out = Vec::new();
+        let node = game.expand(i, |m| {
+            if let Move::To(j) = m {
+                out.push(j);
+            }
+        });
+        (node, out)
+    }
+
+    fn sources(game: &ChessGame<'_, AllDraws>, i: Index) -> Vec<Index> {
+        let mut out = Vec::new();
+        game.unmoves(i, |j| out.push(j));
+        out
+    }
+
+    /// The engine's contract at `i`: `unmoves(q)` visits `p` exactly as often as `expand(p)` visits `To(q)`,
+    /// checked from `i` in both directions; holes are visited by neither. Returns the number of moves checked.
+    fn check_contract(game: &ChessGame<'_, AllDraws>, i: Index) -> usize {
+        let count = |list: &[Index], x: Index| list.iter().filter(|&&y| y == x).count();
+        let (node, forward) = targets(game, i);
+        let backward = sources(game, i);
+        if node == Node::Hole {
+            assert!(forward.is_empty() && backward.is_empty(), "hole {i}");
+            return 0;
+        }
+        for &q in &forward {
+            assert_eq!(
+                count(&sources(game, q), i),
+                count(&forward, q),
+                "{i} -> {q}: {} -> {}",
+                game.position(i).unwrap().fen(),
+                game.position(q).unwrap().fen()
+            );
+        }
+        for &p in &backward {
+            let (node, moves) = targets(game, p);
+            assert_eq!(node, Node::Playable, "predecessor {p} of {i}");
+            assert_eq!(
+                count(&moves, i),
+                count(&backward, p),
+                "{p} -> {i}: {} -> {}",
+                game.position(p).unwrap().fen(),
+                game.position(i).unwrap().fen()
+            );
+        }
+        forward.len() + backward.len()
+    }
+
+    #[test]
+    fn moves_and_unmoves_agree_with_multiplicities_including_en_passant() {
+        for (name, step) in [
+            ("KPvKP", 97),
+            ("KRvKR", 101),
+            ("KPvK", 13),
+            ("KPPvKP", 100_003),
+            ("KRPvKP", 200_003),
+        ] {
+            let game = ChessGame::new(Material::parse(name).unwrap(), &AllDraws).unwrap();
+            let table = game.index().size();
+            let mut checked = 0;
+            for i in (0..table).step_by(step) {
+                checked += check_contract(&game, i);
+            }
+            // The en-passant region, where the rules differ: every position of KPvKP, a sample of the others.
+            let ep = game.ep_index().len();
+            assert_eq!(ep == 0, name == "KRvKR" || name == "KPvK", "{name}");
+            let ep_step = if name == "KPvKP" { 1 } else { 37 };
+            for n in (0..ep).step_by(ep_step) {
+                checked += check_contract(&game, table + n);
+            }
+            assert!(checked > 0, "{name}");
+        }
+    }
+
+    #[test]
+    fn symmetric_materials_number_white_to_move_only() {
+        let krkr = ChessGame::new(Material::parse("KRvKR").unwrap(), &AllDraws).unwrap();
+        let krk = TableIndex::new(Material::parse("KRvK").unwrap());
+        // 462 king pairs, 62 squares for each rook, White to move only.
+        assert_eq!(krkr.size(), 462 * 62 * 62);
+        assert_eq!(krk.size(), 2 * 462 * 62);
+        let pos = Position::from_fen("8/8/8/8/8/2k5/8/r1R1K3 b - - 0 1").unwrap();
+        let i = krkr.index().encode(&pos).unwrap();
+        assert_eq!(krkr.index().encode(&pos.color_flipped()), Some(i));
+        let stored = krkr.position(i).unwrap();
+        assert_eq!(stored.turn(), Color::White);
+        assert_eq!(Material::of(&stored), Material::of(&pos));
+        assert_eq!(krkr.index().encode(&stored), Some(i));
     }
 }
