@@ -696,20 +696,17 @@ impl Position {
 
     /// The same position with the colours exchanged and the board turned top to bottom: White's pieces become Black's,
     /// and the other side is to move. Its value is the same.
+    #[inline]
     pub fn color_flipped(&self) -> Position {
-        let mut out = Position::empty(self.turn.other());
-        for sq in self.occupied() {
-            let piece = self.piece_at(sq).expect("occupied");
-            out.put(
-                sq.flip_vertical(),
-                Piece {
-                    color: piece.color.other(),
-                    role: piece.role,
-                },
-            );
+        // Reversing a bitboard's bytes reverses its ranks: every square turned top to bottom at once (a symmetric
+        // material's table encodes every Black-to-move position through this).
+        let flip = |b: Bitboard| Bitboard(b.0.swap_bytes());
+        Position {
+            by_color: [flip(self.by_color[1]), flip(self.by_color[0])],
+            by_role: self.by_role.map(flip),
+            turn: self.turn.other(),
+            ep_square: self.ep_square.map(Square::flip_vertical),
         }
-        out.ep_square = self.ep_square.map(Square::flip_vertical);
-        out
     }
 }
 
