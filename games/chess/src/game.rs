@@ -204,8 +204,9 @@ impl<S: SubTables> Game for ChessGame<'_, S> {
         let Some(pos) = self.position(index) else {
             return;
         };
-        // Each predecessor once, and its twins with en-passant rights (at most two per predecessor in five men).
-        let mut sources = [0 as Index; 2 * MoveList::CAPACITY];
+        // Each predecessor, and its twins with en-passant rights: at most one per pawn of the side to move here. Up to
+        // 6 men that is within the capacity: under 8 + 27 + 27 + 2 = 64 predecessors, with at most 3 twins each.
+        let mut sources = [0 as Index; MoveList::CAPACITY];
         let mut n = 0;
         let mut add = |i: Index| {
             sources[n] = i;
@@ -384,6 +385,21 @@ mod tests {
                 checked += check_contract(&game, table + n);
             }
             assert!(checked > 0, "{name}");
+        }
+    }
+
+    #[test]
+    fn every_material_of_up_to_five_men_can_be_set_up() {
+        // What `retro generate chess --all 5` builds: pawns on both sides included.
+        for men in 3..=5 {
+            for material in Material::all_with_men(men) {
+                let game = ChessGame::new(material, &AllDraws).unwrap();
+                assert_eq!(
+                    game.ep_index().is_empty(),
+                    !material.both_sides_have_pawns(),
+                    "{material}"
+                );
+            }
         }
     }
 
