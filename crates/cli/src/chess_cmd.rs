@@ -350,7 +350,15 @@ fn info_symmetric(table: &Table, as_json: bool) -> Result<()> {
         return Ok(());
     }
     let mut fields = tables::info_fields(table, &["white"], white_only)?;
-    for (key, value) in &mut fields {
+    black_as_white(&mut fields)?;
+    tables::print_object(&fields);
+    Ok(())
+}
+
+/// Gives the per-side fields of `info --json` (`counts`, `longest`, `histogram`), computed for White alone, a
+/// `black` entry equal to White's.
+fn black_as_white(fields: &mut [(String, String)]) -> Result<()> {
+    for (key, value) in fields {
         if matches!(key.as_str(), "counts" | "longest" | "histogram") {
             let white = value
                 .strip_prefix("{\"white\":")
@@ -359,7 +367,6 @@ fn info_symmetric(table: &Table, as_json: bool) -> Result<()> {
             *value = format!("{{\"white\":{white},\"black\":{white}}}");
         }
     }
-    tables::print_object(&fields);
     Ok(())
 }
 
@@ -440,4 +447,49 @@ fn certify_with(
             bad.expected
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shipped() -> Tables {
+        tables::open_tables(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tablebases/chess"))
+            .unwrap()
+    }
+
+    fn field<'a>(fields: &'a [(String, String)], key: &str) -> &'a str {
+        &fields.iter().find(|(k, _)| k == key).unwrap().1
+    }
+
+    #[test]
+    fn a_symmetric_table_reports_black_as_white() {
+        // KRvKR stores White to move only; the reference statistics count 392459 wins, 946389 draws and 9058 losses
+        // for each side to move (see games/chess/tests/reference.rs).
+        let (table, material, same) = asked_table(&shipped(), "KRvKR").unwrap();
+        assert!(material.is_symmetric() && same);
+        assert_eq!(table.meta().sides.len(), 1);
+        let mut fields = tables::info_fields(&table, &["white"], |_| 0).unwrap();
+        black_as_white(&mut fields).unwrap();
+        let side = r#"{"win":392459,"draw":946389,"loss":9058}"#;
+        assert_eq!(
+            field(&fields, "counts"),
+            format!(r#"{{"white":{side},"black":{side}}}"#)
+        );
+        assert!(field(&fields, "longest").contains(r#""black":{"win":37,"loss":38}"#));
+        let histogram = field(&fields, "histogram");
+        assert!(histogram.starts_with(r#"{"white":{"win":[[1,4454],"#));
+        assert!(histogram.contains(r#","black":{"win":[[1,4454],"#));
+    }
+
+    #[test]
+    fn symmetric_tables_have_their_own_layout_and_side_fields() {
+        assert_eq!(
+            index_layout(Material::parse("KQvKR").unwrap()),
+            INDEX_LAYOUT
+        );
+        assert!(index_layout(Material::parse("KPvKP").unwrap()).ends_with(WHITE_ONLY_LAYOUT));
+        let mut fields = vec![("counts".to_string(), "{\"black\":{}}".to_string())];
+        assert!(black_as_white(&mut fields).is_err());
+    }
 }
