@@ -275,11 +275,15 @@ impl TableSet {
             .map(|(i, v)| (i, v.as_ref()))
     }
 
-    /// The value of any legal position whose table is held (KvK is always a draw).
+    /// The value of any legal position whose table is held (KvK is always a draw). A position with en-passant rights
+    /// is valued from its moves (see [`crate::analysis::value_of`]).
     pub fn probe(&self, pos: &Position) -> Option<Value> {
         let material = Material::of(pos);
         if material == Material::KVK {
             return Some(Value::DRAW);
+        }
+        if pos.ep_square().is_some() {
+            return crate::analysis::value_of(pos, &|p: &Position| self.probe(p).ok_or(())).ok();
         }
         let (index, values) = self.get(material)?;
         values.value(index.encode(pos)?)

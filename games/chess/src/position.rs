@@ -1,8 +1,9 @@
 //! A position: where the pieces stand and who is to move, with exact legal move generation and the un-moves that
 //! the retrograde engine walks backwards.
 //!
-//! There is no castling in endgame tables. En passant is kept only as the FEN's target square, for probing a position
-//! typed by a user; the tables themselves store positions without en-passant rights.
+//! There is no castling in endgame tables. En passant is kept as the target square, and only when the capture is
+//! legal: a position typed by a user may have it, and so do the positions of the solver's en-passant region (see
+//! [`crate::ep`]); the tables themselves store positions without en-passant rights.
 
 use std::fmt;
 
@@ -443,8 +444,8 @@ impl Position {
     /// move, from which a legal move that neither captures nor promotes reaches this one. Each predecessor is
     /// visited once per such move (a predecessor differs by exactly one piece, so each is reached by one move).
     ///
-    /// `double_push_allowed(p)` is asked about every un-double-push: a double push that gives the opponent an
-    /// en-passant capture does not reach this position (without en-passant rights) but its twin with them.
+    /// A double push that gives the opponent an en-passant capture does not reach this position (without en-passant
+    /// rights) but its twin with them, so it is left out here.
     pub fn unmoves<F: FnMut(Position)>(&self, mut visit: F) {
         let mover = self.turn.other();
         let victim = self.turn;

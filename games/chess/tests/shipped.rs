@@ -89,6 +89,7 @@ fn shipped_tables_probe_and_certify() {
     let with = Position::from_fen("8/8/8/3pP3/8/8/k7/7K w - d6 0 2").unwrap();
     assert_eq!(value_of(&without, &lookup), Ok(Value::win(27)));
     assert_eq!(value_of(&with, &lookup), Ok(Value::win(21)), "exd6 e.p.");
+    assert_eq!(set.probe(&with), Some(Value::win(21)));
     // Black to move is read through the colour-flipped White-to-move position.
     let black = Position::from_fen("7k/K7/8/8/3Pp3/8/8/8 b - - 0 2").unwrap();
     assert_eq!(black, without.color_flipped());
