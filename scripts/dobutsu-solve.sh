@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# Solves Dobutsu shogi end to end with the CLI and prints the figures the issue asks for: wall time and peak RSS
-# for 1 and 2 threads (/usr/bin/time -v), the start position, legal and reachable counts, table sizes, and
-# `retro verify`. Usage: scripts/dobutsu-solve.sh [OUT_DIR] [THREADS...]   (defaults: /tmp/dobutsu-tables, 2 1)
-# Needs about 1.5 GB of memory and a few GB of disk at most; a table is about 100 MB.
+# Solves Dobutsu shogi end to end with the CLI and prints the figures the issue asks for: for each thread count,
+# the load average before and after (other work on the machine makes timings noisy), wall time, CPU time and peak
+# RSS (/usr/bin/time -v), and generate's own report: the wall time of each phase (reachable search, legal counts
+# outside the table, solve, counting, writing), positions per second of the solve, the start position's value,
+# legal and reachable counts with the longest win and loss, table sizes. Then that the tables of all thread counts
+# are identical, `retro info --json`, `retro probe startpos` and `retro verify`.
+# Usage: scripts/dobutsu-solve.sh [OUT_DIR] [THREADS...]   (defaults: /tmp/dobutsu-tables, 2 1)
+# Needs about 1 GB of memory and a few hundred MB of disk; a table is about 90 MB.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-/tmp/dobutsu-tables}"
@@ -16,7 +20,9 @@ for n in "${threads[@]}"; do
     dir="$out/threads-$n"
     rm -rf "$dir"
     echo "== retro generate dobutsu --threads $n"
+    echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
     /usr/bin/time -v "$retro" generate dobutsu --out "$dir" --threads "$n" --quiet 2> "$dir.time" || { cat "$dir.time"; exit 1; }
+    echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
     grep -E "Elapsed|Maximum resident|User time|System time|Percent of CPU" "$dir.time"
     ls -l "$dir/dobutsu/"
 done

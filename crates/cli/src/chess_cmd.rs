@@ -16,8 +16,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use retro_chess::analysis::{analyse, value_of};
-use retro_chess::game::DiskValues;
-use retro_chess::{ChessGame, Material, Position, TableIndex, TableSet};
+use retro_chess::{ChessGame, DenseValues, Material, Position, TableIndex, TableSet};
 use retro_engine::{Index, PlayConvention, Value};
 use retro_probe::format::{FileKind, table_path};
 use retro_probe::{Table, Tables};
@@ -68,14 +67,11 @@ fn exists(dir: &Path, material: Material) -> bool {
         && table_path(dir, "chess", &name, FileKind::Distance).exists()
 }
 
-/// Loads an existing table for the exits of others, after checking every block checksum.
-fn load(tables: &Tables, material: Material) -> Result<DiskValues> {
+/// Reads an existing table whole into memory for the exits of a build (every block's checksum is checked).
+fn load_dense(tables: &Tables, material: Material) -> Result<DenseValues> {
     let table = open_table(tables, "chess", &material.to_string())?;
     check_layout(&table)?;
-    table
-        .check_blocks()
-        .with_context(|| format!("table {material} is damaged"))?;
-    Ok(DiskValues(table))
+    DenseValues::read(&table).with_context(|| format!("table {material} is damaged"))
 }
 
 fn check_layout(table: &Table) -> Result<()> {
@@ -106,21 +102,36 @@ pub fn generate(args: &GenerateChessArgs) -> Result<()> {
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;
     let disk = tables::open_tables(&args.out)?;
+    // Every table to build or find, each once, each after the tables it exits into.
+    let mut order: Vec<Material> = Vec::new();
+    for &target in &targets {
+        for m in target.dependency_order() {
+            if !order.contains(&m) {
+                order.push(m);
+            }
+        }
+    }
     let mut set = TableSet::new();
     with_threads(args.engine.threads, || -> Result<()> {
-        for target in targets {
-            for m in target.dependency_order() {
-                if set.get(m).is_some() {
-                    continue;
+        for (k, &m) in order.iter().enumerate() {
+            if exists(&args.out, m) {
+                if targets.contains(&m) {
+                    println!("chess {m}: already in {}", args.out.display());
                 }
-                if exists(&args.out, m) {
-                    set.insert(m, Box::new(load(&disk, m)?));
-                    if m == target {
-                        println!("chess {m}: already in {}", args.out.display());
-                    }
-                    continue;
+                continue;
+            }
+            // The exits of `m` look into its successors: read from disk those not in memory yet.
+            for s in m.successors() {
+                if s != Material::KVK && set.get(s).is_none() {
+                    set.insert(s, Box::new(load_dense(&disk, s)?));
                 }
-                build(m, &args.out, &mut set, &args.engine)?;
+            }
+            let solution = build(m, &args.out, &set, &args.engine)?;
+            // Keep in memory only what the tables still to build exit into.
+            let later: Vec<Material> = order[k + 1..].iter().flat_map(|l| l.successors()).collect();
+            set.retain(|t| later.contains(&t));
+            if later.contains(&m) {
+                set.insert(m, Box::new(solution));
             }
         }
         Ok(())
@@ -128,8 +139,13 @@ pub fn generate(args: &GenerateChessArgs) -> Result<()> {
     Ok(())
 }
 
-/// Solves one material (its sub-tables are in `set`), writes its files and keeps it in `set`.
-fn build(material: Material, out: &Path, set: &mut TableSet, engine: &EngineArgs) -> Result<()> {
+/// Solves one material (its sub-tables are in `set`), writes its files and returns its solution.
+fn build(
+    material: Material,
+    out: &Path,
+    set: &TableSet,
+    engine: &EngineArgs,
+) -> Result<retro_engine::Solution> {
     let start = Instant::now();
     let name = material.to_string();
     let game = ChessGame::new(material, set)?;
@@ -188,14 +204,7 @@ fn build(material: Material, out: &Path, set: &mut TableSet, engine: &EngineArgs
         (start.elapsed() - solved_at).as_secs_f64()
     );
     tables::print_written(&written, positions);
-    // Five-man tables are large: later tables read them from disk; smaller ones stay in memory.
-    if material.men() >= 5 {
-        let disk = tables::open_tables(out)?;
-        set.insert(material, Box::new(load(&disk, material)?));
-    } else {
-        set.insert(material, Box::new(solution));
-    }
-    Ok(())
+    Ok(solution)
 }
 
 /// Looks positions up in the tables of a directory, one open table and index per material.
@@ -376,7 +385,7 @@ pub fn verify(tables: &Tables, name: &str) -> Result<u64> {
     let mut set = TableSet::new();
     for needed in material.successors() {
         if needed != Material::KVK {
-            set.insert(needed, Box::new(load(tables, needed)?));
+            set.insert(needed, Box::new(load_dense(tables, needed)?));
         }
     }
     let game = ChessGame::new(material, &set)?;
@@ -391,10 +400,15 @@ pub fn verify(tables: &Tables, name: &str) -> Result<u64> {
     // The positions with en-passant rights are not in the file: each is valued from its moves, looked up in the
     // table itself and its sub-tables, and the certificate checks every stored position against them.
     let mut own = TableSet::new();
-    own.insert(material, Box::new(DiskValues(table.clone())));
+    own.insert(
+        material,
+        Box::new(
+            DenseValues::read(&table).with_context(|| format!("table {material} is damaged"))?,
+        ),
+    );
     for needed in material.successors() {
         if needed != Material::KVK {
-            own.insert(needed, Box::new(load(tables, needed)?));
+            own.insert(needed, Box::new(load_dense(tables, needed)?));
         }
     }
     let stored = index.size();
@@ -419,7 +433,7 @@ pub fn verify(tables: &Tables, name: &str) -> Result<u64> {
 /// keeping the first read error to report instead of the certificate's verdict.
 fn certify_with(
     table: &Table,
-    game: &ChessGame<'_, TableSet>,
+    game: &ChessGame<'_>,
     values: impl Fn(Index) -> Result<Option<Value>> + Sync,
     describe: impl Fn(Index) -> String,
 ) -> Result<u64> {

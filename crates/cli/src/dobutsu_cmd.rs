@@ -115,6 +115,7 @@ pub fn generate(args: &GenerateDobutsuArgs) -> Result<()> {
                 eprintln!("[{:7.1} s] {what}", start.elapsed().as_secs_f64());
             }
         };
+        let mut laps = Laps::new();
         say("searching the positions reachable from the start");
         let reachable = Reachable::search_with_progress(indexer, &|depth, new| {
             if !quiet && depth % 10 == 0 {
@@ -124,14 +125,17 @@ pub fn generate(args: &GenerateDobutsuArgs) -> Result<()> {
                 );
             }
         });
+        laps.lap("reachable search");
         say("counting the legal positions outside the table");
         let outside = outside_table_counts();
+        laps.lap("legal outside the table");
         say("solving");
         let solve_start = Instant::now();
         let progress = SolveProgress::new("solving dobutsu", quiet);
         let solution = retro_engine::solve_with_progress(&game, &options, &|p| progress.report(p))?;
         progress.finish();
         let solve_time = solve_start.elapsed();
+        laps.lap("solve");
         say("counting");
         let value = |i: Index| solution.value(i);
         let legal = table_counts(indexer, value).merge(outside);
@@ -164,6 +168,7 @@ pub fn generate(args: &GenerateDobutsuArgs) -> Result<()> {
             reachable.with_side.to_string(),
         ));
         params.push(("reachable_depth".into(), reachable.depth.to_string()));
+        laps.lap("counting");
         say("writing");
         let spec = TableSpec {
             game: GAME,
@@ -176,7 +181,9 @@ pub fn generate(args: &GenerateDobutsuArgs) -> Result<()> {
             options: WriteOptions::default(),
         };
         let written = write_table(&args.out, &spec, value)?;
+        laps.lap("writing");
         Ok((
+            laps,
             written,
             solution.stats().clone(),
             solve_time,
@@ -190,7 +197,7 @@ pub fn generate(args: &GenerateDobutsuArgs) -> Result<()> {
         // The engine removed its files; the directory itself goes too.
         let _ = std::fs::remove_dir(&work_dir);
     }
-    let (written, stats, solve_time, legal, reached, start_value, with_side) = report;
+    let (laps, written, stats, solve_time, legal, reached, start_value, with_side) = report;
     let positions = written.meta.index_size - written.meta.holes;
     println!(
         "dobutsu: {} indices, {positions} positions in the table ({} win, {} draw, {} loss), longest {} plies",
@@ -204,6 +211,7 @@ pub fn generate(args: &GenerateDobutsuArgs) -> Result<()> {
         stats.cell_bytes,
         start.elapsed().as_secs_f64()
     );
+    println!("  phases: {}", laps.summary());
     println!("  start {}: {start_value}", Position::startpos());
     for (what, c) in [("legal", &legal), ("reachable", &reached)] {
         println!(
@@ -220,6 +228,37 @@ pub fn generate(args: &GenerateDobutsuArgs) -> Result<()> {
     println!("  reachable (position, side to move) pairs: {with_side}");
     tables::print_written(&written, positions);
     Ok(())
+}
+
+/// The wall time of each phase of `generate`, for its report.
+struct Laps {
+    last: Instant,
+    laps: Vec<(&'static str, f64)>,
+}
+
+impl Laps {
+    fn new() -> Laps {
+        Laps {
+            last: Instant::now(),
+            laps: Vec::new(),
+        }
+    }
+
+    /// Ends the phase called `name`, which began at the previous lap.
+    fn lap(&mut self, name: &'static str) {
+        let now = Instant::now();
+        self.laps
+            .push((name, now.duration_since(self.last).as_secs_f64()));
+        self.last = now;
+    }
+
+    fn summary(&self) -> String {
+        self.laps
+            .iter()
+            .map(|(name, secs)| format!("{name} {secs:.1} s"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
 }
 
 /// The value of any position for its player to move, read from the table when it is in it.

@@ -63,6 +63,8 @@ pub struct Testing {
     pub crash_after: Option<u64>,
     /// Pretend the work directory's file system has this many bytes free.
     pub free_space: Option<u64>,
+    /// Walk generations of the sliced path in rounds of at most this many bucket bytes (at least one update).
+    pub round_bytes: Option<u64>,
     /// Do not sync files to the disk (a killed process loses nothing without it; a power cut would): keeps the
     /// thousands of small builds of the tests fast.
     pub skip_sync: bool,

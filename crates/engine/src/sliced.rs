@@ -32,7 +32,7 @@
 
 use std::collections::BTreeMap;
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -85,6 +85,10 @@ pub fn solve<G: Game>(
         report: Report::default(),
         steps: 0,
         crash_after: options.testing.crash_after,
+        round_bytes: options
+            .testing
+            .round_bytes
+            .unwrap_or_else(|| round_bytes(budget)),
         sync: !options.testing.skip_sync,
         committed: None,
         last_commit: Instant::now(),
@@ -120,7 +124,7 @@ pub fn solve<G: Game>(
     let state = match resumed {
         Some(state) => state,
         None => {
-            let needed = disk_estimate(game.size(), bits);
+            let needed = disk_estimate(game.size(), bits, budget);
             let available = match options.testing.free_space {
                 Some(free) => free,
                 None => free_space(dir)?,
@@ -138,14 +142,22 @@ pub fn solve<G: Game>(
     sliced.dispatch(state)
 }
 
-/// What the scratch files of a build take at most, as far as can be told before it starts: two versions of the
-/// cells, two frontiers and a generation's buckets, taken as half the table each.
-fn disk_estimate(size: u64, bits: u32) -> u64 {
+/// The most bucket bytes one round of a generation writes: as much as the memory budget, at least 4 MiB. A
+/// generation whose updates take more is walked in several rounds, so the buckets never take more disk than this.
+fn round_bytes(budget: u64) -> u64 {
+    budget.max(4 << 20)
+}
+
+/// What the scratch files of a build take, as far as can be told before it starts: two versions of the cells (at
+/// the starting width), two frontiers of 8 bytes per entry, each assumed to hold at most an eighth of the positions,
+/// and one round of buckets. A generation that resolves more than that stops the build with a clear error when
+/// the disk fills, and the build resumes from its last checkpoint once there is room.
+fn disk_estimate(size: u64, bits: u32, budget: u64) -> u64 {
     let cells = size.saturating_mul(u64::from(bits) / 8);
     cells
         .saturating_mul(2)
-        .saturating_add(size.saturating_mul(8))
         .saturating_add(size.saturating_mul(2))
+        .saturating_add(round_bytes(budget))
         .saturating_add(1 << 20)
 }
 
@@ -431,6 +443,8 @@ struct Sliced<'a, G> {
     report: Report,
     steps: u64,
     crash_after: Option<u64>,
+    /// The most bucket bytes of one round of a generation.
+    round_bytes: u64,
     /// Whether files are synced before a checkpoint names them.
     sync: bool,
     /// The last checkpoint committed, and when; a checkpoint is committed when the last is this old.
@@ -658,8 +672,20 @@ impl<G: Game> Sliced<'_, G> {
                 frontier: state.frontier_len,
                 resolved: state.resolved,
             });
-            let buckets = self.scatter(&state)?;
-            self.apply::<W>(&mut state, &mut resident, &buckets)?;
+            // The frontier is walked in rounds whose buckets fit the round's share of the disk; every round's
+            // updates are applied before the next is scattered. Updates commute, so rounds change nothing in the
+            // result; only the last round reads the next frontier off the cells.
+            let mut touched = vec![false; state.slices()];
+            let mut start = 0;
+            loop {
+                let (buckets, next) = self.scatter(&state, start)?;
+                let last = next == state.frontier_len;
+                self.apply::<W>(&mut state, &mut resident, &buckets, last, &mut touched)?;
+                if last {
+                    break;
+                }
+                start = next;
+            }
             self.checkpoint(&mut state, &mut resident)?;
         }
         self.flush(&mut state, &mut resident)?;
@@ -747,23 +773,31 @@ impl<G: Game> Sliced<'_, G> {
         Ok(())
     }
 
-    /// Walks back from the frontier: writes one bucket of updates per target slice; returns their entry counts.
-    fn scatter(&mut self, state: &Checkpoint) -> Result<Vec<u64>, EngineError> {
+    /// Walks back from the frontier, from its entry `start` on, until the buckets hold a round's worth of updates
+    /// (`round_bytes`) or the frontier ends: writes one bucket of updates per target slice; returns their entry
+    /// counts and where the next round starts (the frontier's length after the last round).
+    fn scatter(&mut self, state: &Checkpoint, start: u64) -> Result<(Vec<u64>, u64), EngineError> {
         let game = self.game;
         let slices = state.slices();
         let shift = state.shift;
         let buffer_bytes = (self.budget / 4 / slices as u64).clamp(1 << 12, 1 << 20) as usize;
+        let round_entries = (self.round_bytes / 4).max(1);
         // A bucket file is created when its first entry comes: a thin generation touches few slices.
         let mut writers: Vec<Option<BufWriter<File>>> = (0..slices).map(|_| None).collect();
         let mut counts = vec![0u64; slices];
         let mut file = File::open(self.path(&frontier_name(state.frontier_tag)))?;
+        file.seek(SeekFrom::Start(start * 8))?;
         let mut bytes = vec![0u8; FRONTIER_CHUNK * 8];
-        let mut remaining = state.frontier_len as usize;
-        while remaining > 0 {
-            let n = remaining.min(FRONTIER_CHUNK);
+        let mut remaining = (state.frontier_len - start) as usize;
+        let mut walked = start;
+        // Chunks no longer than a round (which matters only for the tiny rounds of tests).
+        let chunk = FRONTIER_CHUNK.min(round_entries as usize);
+        while remaining > 0 && counts.iter().sum::<u64>() < round_entries {
+            let n = remaining.min(chunk);
             file.read_exact(&mut bytes[..n * 8])?;
             self.report.bytes_read += n as u64 * 8;
             remaining -= n;
+            walked += n as u64;
             let updates = bytes[..n * 8]
                 .par_chunks_exact(8)
                 .with_min_len(64)
@@ -812,7 +846,7 @@ impl<G: Game> Sliced<'_, G> {
                 release_cache(&w.into_inner().map_err(|e| e.into_error())?, entries * 4);
             }
         }
-        Ok(counts)
+        Ok((counts, walked))
     }
 
     /// Applies each slice's bucket with only that slice resident, reads the next frontier off the cells, and commits
@@ -824,17 +858,24 @@ impl<G: Game> Sliced<'_, G> {
         state: &mut Checkpoint,
         resident: &mut Resident<W>,
         buckets: &[u64],
+        last: bool,
+        touched: &mut [bool],
     ) -> Result<(), EngineError> {
         let game = self.game;
         let g = state.generation;
         let tag = state.new_tag();
         let refuting_exits = state.refuting_exits;
-        let mut frontier = FrontierWriter::create(&self.path(&frontier_name(tag)))?;
+        let mut frontier = match last {
+            true => Some(FrontierWriter::create(&self.path(&frontier_name(tag)))?),
+            false => None,
+        };
         let mut bytes =
             vec![0u8; BUCKET_CHUNK.min(buckets.iter().copied().max().unwrap_or(0) as usize) * 4];
         for slice in 0..state.slices() {
-            let scheduled = state.seeds[slice].remove(&(g + 1)).is_some();
-            if buckets[slice] == 0 && !scheduled {
+            // The next frontier is read off every slice that an update of any round or a scheduled value touched.
+            let scheduled = last && state.seeds[slice].remove(&(g + 1)).is_some();
+            touched[slice] |= buckets[slice] > 0;
+            if buckets[slice] == 0 && !scheduled && !(last && touched[slice]) {
                 continue;
             }
             let (base, len) = state.slice_range(slice);
@@ -880,7 +921,9 @@ impl<G: Game> Sliced<'_, G> {
                 }
             }
             drop(file);
-            write_due(&resident.cells, base, len, g + 1, &mut frontier)?;
+            if let Some(frontier) = frontier.as_mut() {
+                write_due(&resident.cells, base, len, g + 1, frontier)?;
+            }
             self.step()?;
         }
         for (slice, &entries) in buckets.iter().enumerate() {
@@ -888,9 +931,11 @@ impl<G: Game> Sliced<'_, G> {
                 fs::remove_file(self.path(&bucket_name(slice)))?;
             }
         }
-        state.frontier_len = frontier.finish(&mut self.report)?;
-        state.frontier_tag = tag;
-        state.generation = g + 1;
+        if let Some(frontier) = frontier {
+            state.frontier_len = frontier.finish(&mut self.report)?;
+            state.frontier_tag = tag;
+            state.generation = g + 1;
+        }
         Ok(())
     }
 

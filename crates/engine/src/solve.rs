@@ -22,7 +22,7 @@ use retro_game::{Game, Move, Node, Outcome, PlayConvention};
 
 use crate::cell::{Cells, State, W8, W16, W32, Width};
 use crate::frontier::Frontier;
-use crate::mapped::Backing;
+use crate::mapped::{Backing, MappedArray};
 use crate::schedule::Schedule;
 use crate::solution::Solution;
 use crate::{EngineError, Progress, SolveOptions};
@@ -74,10 +74,11 @@ pub(crate) fn start_bits(max_moves: u64) -> Result<u32, EngineError> {
     }
 }
 
-/// The bytes the in-memory engine needs for `size` indices: cells of `bits` bits and two frontier bitmaps.
+/// The bytes the in-memory engine needs for `size` indices: cells of `bits` bits, two frontier bitmaps and the
+/// bitmap of positions with refuting exits.
 pub(crate) fn footprint(size: u64, bits: u32) -> u64 {
     size.saturating_mul(u64::from(bits) / 8)
-        .saturating_add(size / 4)
+        .saturating_add(size / 8 * 3)
 }
 
 /// Half of the machine's RAM, from /proc/meminfo (1 GiB where that cannot be read).
@@ -106,10 +107,38 @@ struct Run<W: Width> {
     /// Whether some position has an exit into a win for the opponent; only then can a loss come later than the
     /// generation that empties its counter.
     refuting_exits: bool,
+    /// Which positions have such an exit: only their losses need their moves looked at again.
+    refuters: Refuters,
     frontier: Frontier,
     next: Frontier,
     generation: u32,
     resolved: u64,
+}
+
+/// One bit per position: whether it has an exit into a win for the opponent, found at initialisation. A position
+/// without one has no loss floor, so emptying its counter loses it at once, without expanding it again.
+struct Refuters {
+    words: MappedArray<AtomicU64>,
+}
+
+impl Refuters {
+    fn new(size: u64, backing: &Backing) -> std::io::Result<Refuters> {
+        let words = usize::try_from(size.div_ceil(64)).map_err(std::io::Error::other)?;
+        Ok(Refuters {
+            words: MappedArray::new(words, backing, "refuters")?,
+        })
+    }
+
+    #[inline]
+    fn mark(&self, index: u64) {
+        self.words.as_slice()[(index / 64) as usize].fetch_or(1 << (index % 64), Ordering::Relaxed);
+    }
+
+    #[inline]
+    fn has(&self, index: u64) -> bool {
+        self.words.as_slice()[(index / 64) as usize].load(Ordering::Relaxed) & (1 << (index % 64))
+            != 0
+    }
 }
 
 /// What one position's moves say before any generation is walked.
@@ -173,6 +202,7 @@ impl<G: Game> Context<'_, G> {
         // Positions decided at generation 0 (no move, checkmate) go straight into the first frontier's bitmap; only
         // later ones wait in the schedule.
         let mut frontier = Frontier::new(size, &self.backing)?;
+        let refuters = Refuters::new(size, &self.backing)?;
         let generation_zero = AtomicU64::new(0);
         let schedule = (0..chunks)
             .into_par_iter()
@@ -181,6 +211,9 @@ impl<G: Game> Context<'_, G> {
                 let start = chunk * INIT_CHUNK;
                 for index in start..(start + INIT_CHUNK).min(size) {
                     let initial = initial::<G, W>(game, self.convention, index, max_moves);
+                    if initial.refuting {
+                        refuters.mark(index);
+                    }
                     if let Some(state) = findings.record(initial) {
                         cells.set_raw(index as usize, W::encode(state));
                         match state {
@@ -212,6 +245,7 @@ impl<G: Game> Context<'_, G> {
             cells,
             schedule,
             refuting_exits: findings.refuting(),
+            refuters,
             frontier,
             next: Frontier::new(size, &self.backing)?,
             generation: 0,
@@ -265,6 +299,7 @@ impl<G: Game> Context<'_, G> {
         let cells = &run.cells;
         let g = run.generation;
         let refuting_exits = run.refuting_exits;
+        let refuters = &run.refuters;
         let deferred = Mutex::new(Schedule::default());
         let gathered = run
             .frontier
@@ -275,7 +310,8 @@ impl<G: Game> Context<'_, G> {
                     }
                 }),
                 State::Won(_) => game.unmoves(v, |p| {
-                    match won_successor(game, cells, p as usize, p, g, refuting_exits) {
+                    let may_resist = refuting_exits && refuters.has(p);
+                    match won_successor(game, cells, p as usize, p, g, may_resist) {
                         Refuted::Not => {}
                         Refuted::Now => next.push(p),
                         Refuted::Later(floor) => deferred
@@ -425,7 +461,8 @@ pub(crate) enum Refuted {
     Later(u32),
 }
 
-/// A successor of the position `p` (in cell `i`) was won at `g`: one more of its moves is refuted.
+/// A successor of the position `p` (in cell `i`) was won at `g`: one more of its moves is refuted. `may_resist`
+/// says whether `p` may have an exit into a win for the opponent, which can delay its loss.
 #[inline]
 pub(crate) fn won_successor<G: Game, W: Width>(
     game: &G,
@@ -433,14 +470,14 @@ pub(crate) fn won_successor<G: Game, W: Width>(
     i: usize,
     p: u64,
     g: u32,
-    refuting_exits: bool,
+    may_resist: bool,
 ) -> Refuted {
     loop {
         let raw = cells.raw(i);
         match W::decode(raw) {
             State::Open(1) => {
                 // The last move refuted. The loss comes now, unless an exit resists longer.
-                let floor = if refuting_exits {
+                let floor = if may_resist {
                     Summary::of(game, p).1.loss_floor
                 } else {
                     0
@@ -490,6 +527,7 @@ fn widen<W: Width>(mut run: Run<W>) -> Result<Run<W::Wider>, EngineError> {
         cells: wider,
         schedule: run.schedule,
         refuting_exits: run.refuting_exits,
+        refuters: run.refuters,
         frontier: run.frontier,
         next: run.next,
         generation: run.generation,

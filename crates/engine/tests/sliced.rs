@@ -157,9 +157,23 @@ fn crash_until_done(
     rng: &mut Rng,
     limit: u64,
 ) -> (Solution, u32) {
+    crash_in_rounds_until_done(game, dir, memory, None, rng, limit)
+}
+
+/// Builds `game` in `dir`, crashing after a random number of steps and resuming, until the build completes; the
+/// generations go in rounds of at most `round_bytes` of buckets when given.
+fn crash_in_rounds_until_done(
+    game: &ListGame,
+    dir: &Path,
+    memory: u64,
+    round_bytes: Option<u64>,
+    rng: &mut Rng,
+    limit: u64,
+) -> (Solution, u32) {
     let mut crashes = 0;
     loop {
         let mut options = sliced(dir, memory, PlayConvention::Normal);
+        options.testing.round_bytes = round_bytes;
         options.testing.crash_after = Some(rng.below(limit));
         match solve(game, &options) {
             Ok(solution) => return (solution, crashes),
@@ -168,6 +182,33 @@ fn crash_until_done(
         }
         assert!(crashes < 10_000, "no progress");
     }
+}
+
+#[test]
+fn generations_walked_in_small_rounds_give_the_in_memory_values() {
+    // A few bucket entries per round: most generations take several rounds, some crash between two of them.
+    let mut rng = Rng(41);
+    let mut total_crashes = 0;
+    for case in 0..120 {
+        let game = random_game(&mut rng, case % 2 == 1, true);
+        let expected = in_memory(&game, PlayConvention::Normal);
+        let dir = tempfile::tempdir().unwrap();
+        let round = 4 * (1 + rng.below(8));
+        let (solution, crashes) = if case % 2 == 0 {
+            crash_in_rounds_until_done(&game, dir.path(), 1, Some(round), &mut rng, 10)
+        } else {
+            let mut options = sliced(dir.path(), 1, PlayConvention::Normal);
+            options.testing.round_bytes = Some(round);
+            (solve(&game, &options).unwrap(), 0)
+        };
+        total_crashes += crashes;
+        assert!(
+            all_values(&solution) == all_values(&expected),
+            "case {case}, rounds of {round} bytes"
+        );
+        assert_eq!(solution.stats(), expected.stats(), "case {case}");
+    }
+    assert!(total_crashes > 50, "only {total_crashes} crashes");
 }
 
 #[test]

@@ -13,7 +13,7 @@ use retro_game::{Outcome, Value};
 use crate::cache::BlockKey;
 use crate::checksum::checksum;
 use crate::error::{ErrorKind, ProbeError};
-use crate::format::{self, Encoding, FileKind, Header};
+use crate::format::{self, Encoding, FileKind, Header, Layout};
 
 /// Gives every opened file its own number, so that the shared block cache can tell their blocks apart.
 static NEXT_FILE_ID: AtomicU64 = AtomicU64::new(0);
@@ -142,10 +142,10 @@ impl TableFile {
             ));
         }
         // Offsets were checked at open: increasing, inside the file.
-        let start = self.header.block_offset(&self.bytes, block) as usize;
-        let end = self.header.block_offset(&self.bytes, block + 1) as usize;
+        let start = self.header.block_offset(block) as usize;
+        let end = self.header.block_offset(block + 1) as usize;
         let data = &self.bytes[start..end];
-        if checksum(data) != self.header.block_checksum(&self.bytes, block) {
+        if checksum(data) != self.header.block_checksum(block) {
             return Err(ProbeError::new(
                 &self.path,
                 ErrorKind::BlockChecksum { block },
@@ -159,23 +159,106 @@ impl TableFile {
         self.compressed_block(block).map(|_| ())
     }
 
+    /// How block `block` is stored (checksum checked): `None` in a version 1 file, which has no layouts.
+    pub fn block_layout(&self, block: u64) -> Result<Option<Layout>, ProbeError> {
+        let data = self.compressed_block(block)?;
+        if self.header.version == 1 {
+            return Ok(None);
+        }
+        Layout::from_code(data[0])
+            .map(Some)
+            .ok_or_else(|| self.bad_block(block, format!("unknown layout {}", data[0])))
+    }
+
     /// Checks the checksums of every block.
     pub fn check_blocks(&self) -> Result<(), ProbeError> {
         (0..self.header.block_count).try_for_each(|b| self.check_block(b))
     }
 
-    /// Checks and decompresses one block: the raw encoded values (see [`Encoding`]).
+    /// Checks and decodes one block: the raw encoded values (see [`Encoding`]), the same bytes for every version
+    /// and layout.
     pub fn load_block(&self, block: u64) -> Result<Box<[u8]>, ProbeError> {
+        let data = self.compressed_block(block)?;
+        let encoding = self.header.encoding;
+        let values = self.header.values_in_block(block) as usize;
+        let expected = encoding.bytes_for(values as u64) as usize;
+        if self.header.version == 1 {
+            return self.decompress(block, data, expected);
+        }
+        // Blocks are never empty (checked at open): the first byte is the layout.
+        let (&layout, data) = data.split_first().expect("blocks are not empty");
+        match Layout::from_code(layout) {
+            Some(Layout::Packed) => self.decompress(block, data, expected),
+            Some(Layout::Bytes) if encoding == Encoding::Wdl2 => {
+                let codes = self.decompress(block, data, values)?;
+                let mut packed = vec![0u8; expected];
+                for (i, &code) in codes.iter().enumerate() {
+                    if code > 2 {
+                        return Err(
+                            self.bad_block(block, format!("invalid win/draw/loss code {code}"))
+                        );
+                    }
+                    packed[i >> 2] |= code << ((i & 3) * 2);
+                }
+                Ok(packed.into_boxed_slice())
+            }
+            Some(Layout::Constant) if data.len() == encoding.code_width() => {
+                if encoding == Encoding::Wdl2 {
+                    let code = data[0];
+                    if code > 2 {
+                        return Err(
+                            self.bad_block(block, format!("invalid win/draw/loss code {code}"))
+                        );
+                    }
+                    let mut packed = vec![code * 0b0101_0101; expected];
+                    // Unused bits of the last byte are 0, as in a packed block.
+                    if !values.is_multiple_of(4) {
+                        packed[expected - 1] &= (1u8 << (2 * (values % 4))) - 1;
+                    }
+                    Ok(packed.into_boxed_slice())
+                } else {
+                    Ok(data.repeat(values).into_boxed_slice())
+                }
+            }
+            Some(Layout::Transposed) if encoding != Encoding::Wdl2 && data.len() >= 4 => {
+                let columns = u32::from_le_bytes(data[..4].try_into().expect("4 bytes")) as usize;
+                if columns < 2 || columns > values {
+                    return Err(self.bad_block(block, format!("{columns} columns")));
+                }
+                let stored = self.decompress(block, &data[4..], expected)?;
+                let width = encoding.code_width();
+                let mut out = vec![0u8; expected];
+                format::for_each_transposed(values, columns, |from, to| {
+                    out[to * width..(to + 1) * width]
+                        .copy_from_slice(&stored[from * width..(from + 1) * width]);
+                });
+                Ok(out.into_boxed_slice())
+            }
+            _ => Err(self.bad_block(
+                block,
+                format!("unknown layout {layout} ({} bytes)", data.len()),
+            )),
+        }
+    }
+
+    fn bad_block(&self, block: u64, what: String) -> ProbeError {
+        ProbeError::malformed(&self.path, format!("block {block}: {what}"))
+    }
+
+    /// Decompresses one zstd frame that must give exactly `expected` bytes.
+    fn decompress(
+        &self,
+        block: u64,
+        data: &[u8],
+        expected: usize,
+    ) -> Result<Box<[u8]>, ProbeError> {
         thread_local! {
             // A decompression context per thread: creating one costs more than decompressing a small block.
             static DECOMPRESSOR: RefCell<Option<zstd::bulk::Decompressor<'static>>> = const { RefCell::new(None) };
         }
-        let data = self.compressed_block(block)?;
-        let expected = self
-            .header
-            .encoding
-            .bytes_for(self.header.values_in_block(block)) as usize;
-        let mut out = Vec::with_capacity(expected);
+        // One byte more than expected, so that a frame that decodes to more is caught as such rather than as an
+        // error of zstd (the frames of version 2 do not record their size).
+        let mut out = Vec::with_capacity(expected + 1);
         let result = DECOMPRESSOR.with(|cell| {
             let mut cell = cell.borrow_mut();
             if cell.is_none() {
@@ -187,14 +270,10 @@ impl TableFile {
         });
         match result {
             Ok(n) if n == expected => Ok(out.into_boxed_slice()),
-            Ok(n) => Err(ProbeError::malformed(
-                &self.path,
-                format!("block {block} decompresses to {n} bytes, not {expected}"),
-            )),
-            Err(e) => Err(ProbeError::malformed(
-                &self.path,
-                format!("block {block} does not decompress: {e}"),
-            )),
+            Ok(n) => {
+                Err(self.bad_block(block, format!("decompresses to {n} bytes, not {expected}")))
+            }
+            Err(e) => Err(self.bad_block(block, format!("does not decompress: {e}"))),
         }
     }
 

@@ -37,15 +37,11 @@ fn read_everything(bytes: Vec<u8>) {
 /// Recomputes the header checksum (and, if the header then parses, every block checksum) in place, when the header
 /// length field is plausible.
 pub fn repair_checksums(bytes: &mut [u8]) {
-    let repair_header = |bytes: &mut [u8]| -> Option<usize> {
-        let header_len =
-            usize::try_from(u64::from_le_bytes(bytes.get(16..24)?.try_into().ok()?)).ok()?;
-        if header_len < 32 || header_len > bytes.len() {
-            return None;
-        }
-        let sum = checksum(&bytes[..header_len - 8]);
-        bytes[header_len - 8..header_len].copy_from_slice(&sum.to_le_bytes());
-        Some(header_len)
+    let repair_header = |bytes: &mut [u8]| -> Option<()> {
+        let at = crate::format::Header::checksum_at(bytes)?;
+        let sum = checksum(&bytes[..at]);
+        bytes[at..at + 8].copy_from_slice(&sum.to_le_bytes());
+        Some(())
     };
     if repair_header(bytes).is_none() {
         return;
@@ -53,10 +49,11 @@ pub fn repair_checksums(bytes: &mut [u8]) {
     let Ok(header) = crate::format::Header::parse("fuzz".as_ref(), bytes) else {
         return;
     };
-    let sums = header.index_offset + 8 * (header.block_count as usize + 1);
+    // The block checksums are the last 8 · block_count bytes before the header checksum, in both versions.
+    let sums = header.header_len as usize - 8 - 8 * header.block_count as usize;
     for block in 0..header.block_count {
-        let start = header.block_offset(bytes, block) as usize;
-        let end = header.block_offset(bytes, block + 1) as usize;
+        let start = header.block_offset(block) as usize;
+        let end = header.block_offset(block + 1) as usize;
         let sum = checksum(&bytes[start..end]);
         let at = sums + 8 * block as usize;
         bytes[at..at + 8].copy_from_slice(&sum.to_le_bytes());

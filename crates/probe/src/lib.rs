@@ -32,5 +32,5 @@ mod tables;
 
 pub use error::{ErrorKind, ProbeError};
 pub use file::TableFile;
-pub use format::{Encoding, FileKind, Header, Metadata, SideCounts};
+pub use format::{Encoding, FileKind, Header, Layout, Metadata, SideCounts};
 pub use tables::{Table, Tables};

@@ -6,7 +6,8 @@
 //! 1. a first parallel pass counts wins, draws and losses per side to move and finds the longest distances, which
 //!    decide how wide a distance code must be;
 //! 2. blocks are encoded and compressed with zstd in parallel, a batch at a time, and written in order to a file
-//!    under a temporary name (`.NAME.rwdl.PID.N.tmp`), after room for the header, which is written last;
+//!    under a temporary name (`.NAME.rwdl.PID.N.tmp`), after room for the header, which is written last; each
+//!    block takes the smallest of the layouts tried (a block of one value is two bytes; see `retro_probe::Layout`);
 //! 3. both files are synced, opened again with the probe library and every value read back and compared;
 //! 4. only then are they renamed to their final names (distance file first, WDL file last) and the directory synced.
 //!

@@ -49,6 +49,7 @@ fn small_blocks() -> WriteOptions {
         wdl_level: 3,
         distance_level: 3,
         payload_level: 3,
+        ..WriteOptions::default()
     }
 }
 
@@ -58,6 +59,19 @@ fn spec<'a>(
     sides: u8,
     payload: &'a [u8],
 ) -> TableSpec<'a, impl Fn(Index) -> u8 + Sync> {
+    spec_version(name, size, sides, payload, retro_probe::format::VERSION)
+}
+
+/// The format versions the writer can write and the reader must read.
+const VERSIONS: [u32; 2] = [1, 2];
+
+fn spec_version<'a>(
+    name: &'a str,
+    size: Index,
+    sides: u8,
+    payload: &'a [u8],
+    version: u32,
+) -> TableSpec<'a, impl Fn(Index) -> u8 + Sync> {
     TableSpec {
         game: "graph",
         name,
@@ -66,7 +80,10 @@ fn spec<'a>(
         side_of: move |i: Index| (i % u64::from(sides)) as u8,
         size,
         payload,
-        options: small_blocks(),
+        options: WriteOptions {
+            version,
+            ..small_blocks()
+        },
     }
 }
 
@@ -82,6 +99,12 @@ fn assert_reads_back(table: &Table, values: &dyn Fn(Index) -> Option<Value>) {
 
 #[test]
 fn random_tables_read_back_exactly() {
+    for version in VERSIONS {
+        random_tables_read_back_exactly_in(version);
+    }
+}
+
+fn random_tables_read_back_exactly_in(version: u32) {
     let dir = tempfile::tempdir().unwrap();
     // Distances of up to 100, 1000 and 100000 plies exercise the 1-, 2- and 4-byte distance codes.
     for (seed, size, sides, max_plies) in [
@@ -104,11 +127,13 @@ fn random_tables_read_back_exactly() {
         let payload = format!("payload of {name}").repeat(seed as usize);
         let written = write_table(
             dir.path(),
-            &spec(&name, size, sides, payload.as_bytes()),
+            &spec_version(&name, size, sides, payload.as_bytes(), version),
             values,
         )
         .unwrap();
         let table = Table::open(dir.path(), "graph", &name, 1 << 20).unwrap();
+        assert_eq!(table.wdl_file().header().version, version);
+        assert_eq!(table.distance_file().header().version, version);
         assert_reads_back(&table, &values);
         assert_eq!(table.payload().unwrap(), payload.as_bytes());
         table.check_blocks().unwrap();
@@ -156,10 +181,17 @@ fn a_table_with_only_holes_or_only_one_value_reads_back() {
         ("draws", |_| Some(Value::DRAW)),
         ("wins", |i| Some(Value::win(i as u32 % 5))),
     ];
-    for (name, values) in cases {
-        write_table(dir.path(), &spec(name, 777, 1, b""), values).unwrap();
-        let table = Table::open(dir.path(), "graph", name, 0).unwrap();
-        assert_reads_back(&table, &values);
+    for version in VERSIONS {
+        for (name, values) in cases {
+            write_table(
+                dir.path(),
+                &spec_version(name, 777, 1, b"", version),
+                values,
+            )
+            .unwrap();
+            let table = Table::open(dir.path(), "graph", name, 0).unwrap();
+            assert_reads_back(&table, &values);
+        }
     }
 }
 
@@ -234,8 +266,8 @@ fn bad_names_and_sides_are_refused() {
 
 // --- damaged files ---------------------------------------------------------------------------------------------
 
-/// A small table of many blocks, written once, as (WDL bytes, distance bytes, values).
-fn damaged_fixture() -> (Vec<u8>, Vec<u8>, impl Fn(Index) -> Option<Value>) {
+/// A small table of many blocks, written once in format `version`, as (WDL bytes, distance bytes, values).
+fn damaged_fixture(version: u32) -> (Vec<u8>, Vec<u8>, impl Fn(Index) -> Option<Value>) {
     let dir = tempfile::tempdir().unwrap();
     let synthetic = Synthetic {
         seed: 3,
@@ -243,7 +275,12 @@ fn damaged_fixture() -> (Vec<u8>, Vec<u8>, impl Fn(Index) -> Option<Value>) {
         hole_rate: 15,
     };
     let values = move |i| synthetic.value(i);
-    let written = write_table(dir.path(), &spec("c", 300, 2, b"a payload"), &values).unwrap();
+    let written = write_table(
+        dir.path(),
+        &spec_version("c", 300, 2, b"a payload", version),
+        &values,
+    )
+    .unwrap();
     (
         std::fs::read(written.wdl_path).unwrap(),
         std::fs::read(written.distance_path).unwrap(),
@@ -261,7 +298,13 @@ fn open_pair(wdl: Vec<u8>, distance: Vec<u8>) -> Result<Table, ProbeError> {
 /// a wrong value.
 #[test]
 fn every_flipped_bit_is_an_error_never_a_wrong_value() {
-    let (wdl, distance, values) = damaged_fixture();
+    for version in VERSIONS {
+        every_flipped_bit_is_an_error_in(version);
+    }
+}
+
+fn every_flipped_bit_is_an_error_in(version: u32) {
+    let (wdl, distance, values) = damaged_fixture(version);
     for which in [FileKind::Wdl, FileKind::Distance] {
         let original = if which == FileKind::Wdl {
             &wdl
@@ -318,7 +361,13 @@ fn every_flipped_bit_is_an_error_never_a_wrong_value() {
 
 #[test]
 fn every_truncation_is_an_error_naming_the_file() {
-    let (wdl, distance, _) = damaged_fixture();
+    for version in VERSIONS {
+        every_truncation_is_an_error_in(version);
+    }
+}
+
+fn every_truncation_is_an_error_in(version: u32) {
+    let (wdl, distance, _) = damaged_fixture(version);
     for len in 0..wdl.len() {
         let err = open_pair(wdl[..len].to_vec(), distance.clone())
             .err()
@@ -342,20 +391,187 @@ fn every_truncation_is_an_error_naming_the_file() {
 
 #[test]
 fn a_newer_format_version_is_refused_as_such() {
-    let (mut wdl, distance, _) = damaged_fixture();
-    wdl[8..12].copy_from_slice(&2u32.to_le_bytes());
+    let (mut wdl, distance, _) = damaged_fixture(2);
+    wdl[8..12].copy_from_slice(&3u32.to_le_bytes());
     let err = open_pair(wdl, distance).err().unwrap();
     assert!(
         matches!(
             err.kind(),
             ErrorKind::NewerVersion {
-                found: 2,
-                supported: 1
+                found: 3,
+                supported: 2
             }
         ),
         "{err}"
     );
-    assert!(err.to_string().contains("version 2 is newer"), "{err}");
+    assert!(err.to_string().contains("version 3 is newer"), "{err}");
+    let err = write_table(
+        tempfile::tempdir().unwrap().path(),
+        &spec_version("v", 10, 1, b"", 3),
+        |_| Some(Value::DRAW),
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string().contains("cannot write format version 3"),
+        "{err}"
+    );
+}
+
+#[test]
+fn version_2_holds_the_same_values_as_version_1_in_fewer_bytes() {
+    let synthetic = Synthetic {
+        seed: 21,
+        max_plies: 60,
+        hole_rate: 30,
+    };
+    let values = |i| synthetic.value(i);
+    let mut sizes = Vec::new();
+    let mut tables = Vec::new();
+    let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+    for (dir, version) in dirs.iter().zip(VERSIONS) {
+        let mut spec = spec_version("same", 5000, 2, b"payload", version);
+        spec.options = WriteOptions {
+            version,
+            ..WriteOptions::default()
+        };
+        let written = write_table(dir.path(), &spec, values).unwrap();
+        sizes.push((written.wdl_bytes, written.distance_bytes));
+        tables.push(Table::open(dir.path(), "graph", "same", 1 << 20).unwrap());
+    }
+    assert_eq!(tables[0].meta(), tables[1].meta());
+    for i in 0..5000 {
+        assert_eq!(tables[0].probe(i).unwrap(), tables[1].probe(i).unwrap());
+        assert_eq!(tables[0].probe(i).unwrap(), values(i));
+        if values(i).is_some() {
+            assert_eq!(
+                tables[0].probe_wdl(i).unwrap(),
+                tables[1].probe_wdl(i).unwrap()
+            );
+        }
+    }
+    // The header alone shrinks by more than 80 bytes (fixed-width counts and offsets).
+    assert!(sizes[1].0 + 80 < sizes[0].0, "{sizes:?}");
+    assert!(sizes[1].1 + 80 < sizes[0].1, "{sizes:?}");
+}
+
+/// A value with a period of 37 indices (like the last piece's squares in a chess index): distances that change
+/// slowly along a column and jump between neighbouring columns.
+fn periodic(i: Index) -> Option<Value> {
+    let (row, column) = (i / 37, i % 37);
+    let h = mix(column);
+    match h % 5 {
+        0 => None,
+        1 => Some(Value::DRAW),
+        2 | 3 => Some(Value::win((row / 4 + h % 50) as u32 % 300)),
+        _ => Some(Value::loss((row / 4 + h % 40) as u32 % 300)),
+    }
+}
+
+/// Distance blocks of a table with a period are stored transposed when that is smaller, read back exactly, and
+/// give a smaller file than without transposition (a large table, which is not tried).
+#[test]
+fn periodic_distance_blocks_are_stored_transposed_and_read_back() {
+    use retro_probe::Layout;
+    let dir = tempfile::tempdir().unwrap();
+    let size = 40_000;
+    let options = WriteOptions {
+        distance_block_values: 1 << 13,
+        distance_level: 9,
+        ..small_blocks()
+    };
+    let mut spec = spec("periodic", size, 1, b"");
+    spec.options = options;
+    let written = write_table(dir.path(), &spec, periodic).unwrap();
+    let table = Table::open(dir.path(), "graph", "periodic", 1 << 22).unwrap();
+    assert_reads_back(&table, &periodic);
+    let file = table.distance_file();
+    assert_eq!(file.header().encoding, retro_probe::Encoding::Distance16);
+    let layouts: Vec<_> = (0..file.header().block_count)
+        .map(|b| file.block_layout(b).unwrap().unwrap())
+        .collect();
+    assert!(layouts.contains(&Layout::Transposed), "{layouts:?}");
+    // The same table written as a large one (no transposition) takes more room.
+    let other = tempfile::tempdir().unwrap();
+    spec.options = WriteOptions {
+        large_table: 0,
+        large_distance_block_values: 1 << 13,
+        large_distance_level: 9,
+        ..options
+    };
+    let large = write_table(other.path(), &spec, periodic).unwrap();
+    assert!(
+        written.distance_bytes < large.distance_bytes,
+        "{} >= {}",
+        written.distance_bytes,
+        large.distance_bytes
+    );
+    let table = Table::open(other.path(), "graph", "periodic", 1 << 22).unwrap();
+    assert_reads_back(&table, &periodic);
+}
+
+/// Blocks where every value is the same (holes filled included) take two bytes; small WDL blocks are stored in
+/// whichever of the packed and the one-value-per-byte layouts is smaller; every layout reads back.
+#[test]
+fn blocks_of_one_value_are_constant_and_every_layout_reads_back() {
+    use retro_probe::Layout;
+    // Blocks of 64 WDL values and 32 distance values: block 0 is all holes, block 1 all draws (holes between
+    // them), then a region of wins at one distance, then mixed values.
+    let values = |i: Index| match i {
+        0..64 => None,
+        64..128 => (!i.is_multiple_of(3)).then_some(Value::DRAW),
+        128..256 => Some(Value::win(7)),
+        _ => Synthetic {
+            seed: 4,
+            max_plies: 300,
+            hole_rate: 25,
+        }
+        .value(i),
+    };
+    let dir = tempfile::tempdir().unwrap();
+    write_table(dir.path(), &spec("layouts", 2000, 1, b""), values).unwrap();
+    let table = Table::open(dir.path(), "graph", "layouts", 1 << 20).unwrap();
+    assert_reads_back(&table, &values);
+    let layouts = |file: &TableFile| -> Vec<Layout> {
+        (0..file.header().block_count)
+            .map(|b| file.block_layout(b).unwrap().unwrap())
+            .collect()
+    };
+    let wdl = layouts(table.wdl_file());
+    let distance = layouts(table.distance_file());
+    assert_eq!(&wdl[..4], [Layout::Constant; 4]);
+    assert_eq!(&distance[..2], [Layout::Constant; 2]);
+    assert_eq!(&distance[4..8], [Layout::Constant; 4]);
+    assert!(wdl[4..].iter().all(|&l| l != Layout::Constant), "{wdl:?}");
+    assert!(
+        distance[8..].iter().all(|&l| l == Layout::Packed),
+        "{distance:?}"
+    );
+    // A constant block is a layout byte and one code: one byte in the WDL file, two with the 16-bit distance
+    // codes here.
+    let file = table.distance_file();
+    assert_eq!(file.header().encoding, retro_probe::Encoding::Distance16);
+    for block in [0, 1, 4, 7] {
+        assert_eq!(file.header().stored_block_len(block), 3, "block {block}");
+    }
+    for block in 0..4 {
+        assert_eq!(table.wdl_file().header().stored_block_len(block), 2);
+    }
+    // Both WDL layouts of compressed blocks occur in a table of many small random blocks, and read back.
+    let mixed = |i: Index| {
+        Synthetic {
+            seed: 9 + i / 640,
+            max_plies: 10,
+            hole_rate: 10,
+        }
+        .value(i)
+    };
+    write_table(dir.path(), &spec("mixed", 64 * 400, 1, b""), mixed).unwrap();
+    let table = Table::open(dir.path(), "graph", "mixed", 1 << 20).unwrap();
+    assert_reads_back(&table, &mixed);
+    let wdl = layouts(table.wdl_file());
+    for layout in [Layout::Packed, Layout::Bytes] {
+        assert!(wdl.contains(&layout), "{layout:?} never chosen: {wdl:?}");
+    }
 }
 
 #[test]

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use retro_game::{Index, Outcome, Value};
 use retro_probe::checksum::checksum;
 use retro_probe::format::{
-    self, Encoding, FileKind, HeaderSpec, MAX_BLOCK_VALUES, Metadata, SideCounts,
+    self, Encoding, FileKind, HeaderSpec, Layout, MAX_BLOCK_VALUES, Metadata, SideCounts,
 };
 use retro_probe::{ProbeError, TableFile};
 
@@ -32,30 +32,58 @@ pub struct TableSpec<'a, S> {
     pub options: WriteOptions,
 }
 
-/// Block sizes and compression levels. The defaults suit tables from a few positions to a billion.
+/// Block sizes, compression levels and the format version. The defaults suit tables from a few positions to a
+/// billion: tables of up to `large_table` indices (every chess table up to 4 men) are the ones people ship, so
+/// their distance files get large blocks and a strong level; larger tables keep a fast level, so that writing stays
+/// a small part of building them.
 #[derive(Clone, Copy, Debug)]
 pub struct WriteOptions {
     /// Values per block in the WDL file (a power of two; 2^20 values are 256 KiB decompressed). Larger blocks
-    /// compress better (KRvKR: 83.6 KB with 2^18, 69.8 KB with 2^20) at the cost of slower cold probes.
+    /// compress better (KRvKR: 83.6 KB with 2^18, 69.8 KB with 2^20, 63.9 KB with 2^22) at the cost of slower
+    /// cold probes.
     pub wdl_block_values: u32,
-    /// Values per block in the distance file (a power of two).
+    /// Values per block in the distance file of a table of at most `large_table` indices (a power of two).
     pub distance_block_values: u32,
     /// zstd level of WDL blocks: high, as the WDL file is what ships with engines.
     pub wdl_level: i32,
-    /// zstd level of distance blocks.
+    /// zstd level of the distance blocks of a table of at most `large_table` indices.
     pub distance_level: i32,
+    /// The number of indices above which a table is large: its distance file is written with
+    /// `large_distance_block_values` and `large_distance_level` instead.
+    pub large_table: u64,
+    pub large_distance_block_values: u32,
+    pub large_distance_level: i32,
     /// zstd level of the game payload (a graph's payload can be larger than its values).
     pub payload_level: i32,
+    /// The format version to write: [`format::VERSION`], or 1 for readers that know nothing newer.
+    pub version: u32,
 }
 
 impl Default for WriteOptions {
     fn default() -> WriteOptions {
         WriteOptions {
             wdl_block_values: 1 << 20,
-            distance_block_values: 1 << 16,
+            // KRvKP's distance file: 2.89 MB with 2^16 values per block at level 12, 2.27 MB with 2^20 at level 19
+            // (but 5 to 10 times the compression time, which KQRvKR's 220 M indices could not afford).
+            distance_block_values: 1 << 20,
             wdl_level: 19,
-            distance_level: 12,
+            distance_level: 19,
+            large_table: 1 << 24,
+            large_distance_block_values: 1 << 16,
+            large_distance_level: 12,
             payload_level: 3,
+            version: format::VERSION,
+        }
+    }
+}
+
+impl WriteOptions {
+    /// Values per block and zstd level of the distance file of a table of `size` indices.
+    fn distance_settings(&self, size: Index) -> (u32, i32) {
+        if size > self.large_table {
+            (self.large_distance_block_values, self.large_distance_level)
+        } else {
+            (self.distance_block_values, self.distance_level)
         }
     }
 }
@@ -159,7 +187,15 @@ where
     format::check_name("game", spec.game).map_err(WriteError::Spec)?;
     format::check_name("table", spec.name).map_err(WriteError::Spec)?;
     let options = spec.options;
-    for block_values in [options.wdl_block_values, options.distance_block_values] {
+    if !(1..=format::VERSION).contains(&options.version) {
+        return Err(WriteError::Spec(format!(
+            "cannot write format version {} (this writer knows 1 to {})",
+            options.version,
+            format::VERSION
+        )));
+    }
+    let (distance_block_values, distance_level) = options.distance_settings(spec.size);
+    for block_values in [options.wdl_block_values, distance_block_values] {
         if !block_values.is_power_of_two() || block_values > MAX_BLOCK_VALUES {
             return Err(WriteError::Spec(format!(
                 "{block_values} values per block: must be a power of two up to {MAX_BLOCK_VALUES}"
@@ -220,8 +256,8 @@ where
         (
             FileKind::Distance,
             distance_encoding,
-            options.distance_block_values,
-            options.distance_level,
+            distance_block_values,
+            distance_level,
         ),
     ];
     let mut temps = TempFiles(Vec::new());
@@ -237,6 +273,10 @@ where
         };
         let file = FileWriter {
             path: &path,
+            version: options.version,
+            try_transposed: options.version >= 2
+                && kind == FileKind::Distance
+                && spec.size <= options.large_table,
             encoding,
             block_values,
             level,
@@ -320,6 +360,10 @@ where
 /// One file to write.
 struct FileWriter<'a> {
     path: &'a Path,
+    version: u32,
+    /// Whether distance blocks are also tried transposed (version 2, tables that are not large: it costs a
+    /// second full compression of some blocks).
+    try_transposed: bool,
     encoding: Encoding,
     block_values: u32,
     level: i32,
@@ -340,6 +384,7 @@ impl FileWriter<'_> {
 
     fn header(&self, block_lens: &[u64], block_sums: &[u64]) -> Result<Vec<u8>, WriteError> {
         format::build_header(&HeaderSpec {
+            version: self.version,
             kind: self.encoding.kind(),
             encoding: self.encoding,
             block_values: self.block_values,
@@ -375,13 +420,15 @@ impl FileWriter<'_> {
             let compressed = (first..last)
                 .into_par_iter()
                 .map_init(
-                    || zstd::bulk::Compressor::new(self.level),
-                    |compressor, block| {
-                        let raw = self.encode(block, values);
-                        match compressor {
-                            Ok(c) => c.compress(&raw),
-                            Err(e) => Err(io::Error::new(e.kind(), e.to_string())),
-                        }
+                    || {
+                        Ok::<_, io::Error>((
+                            self.compressor(self.level)?,
+                            self.compressor(PROXY_LEVEL)?,
+                        ))
+                    },
+                    |compressors, block| match compressors {
+                        Ok((c, proxy)) => self.store(block, values, c, proxy),
+                        Err(e) => Err(io::Error::new(e.kind(), e.to_string())),
                     },
                 )
                 .collect::<Result<Vec<_>, _>>()
@@ -402,14 +449,140 @@ impl FileWriter<'_> {
         Ok(header_len + lens.iter().sum::<u64>())
     }
 
-    /// The decompressed bytes of one block.
-    fn encode<V>(&self, block: u64, values: &V) -> Vec<u8>
+    /// A zstd context with this file's settings. Version 2 frames do not record their decompressed size: the
+    /// reader knows it, and small files are smaller without it.
+    fn compressor(&self, level: i32) -> io::Result<zstd::bulk::Compressor<'static>> {
+        let mut compressor = zstd::bulk::Compressor::new(level)?;
+        if self.version >= 2 {
+            compressor.set_parameter(zstd::zstd_safe::CParameter::ContentSizeFlag(false))?;
+        }
+        Ok(compressor)
+    }
+
+    /// The stored bytes of one block: in version 1 a zstd frame of the decoded bytes; in version 2 a layout byte
+    /// and the data of the smallest layout tried.
+    fn store<V>(
+        &self,
+        block: u64,
+        values: &V,
+        compressor: &mut zstd::bulk::Compressor<'static>,
+        proxy: &mut zstd::bulk::Compressor<'static>,
+    ) -> io::Result<Vec<u8>>
     where
         V: Fn(Index) -> Option<Value> + Sync,
     {
         let range = self.block_range(block);
+        if self.version == 1 {
+            let raw = match self.encoding {
+                Encoding::Wdl2 => pack_wdl(&wdl_codes(range, values)),
+                _ => self.encode_distance(range, values),
+            };
+            return compressor.compress(&raw);
+        }
+        let with_layout = |layout: Layout, data: &[u8]| {
+            let mut stored = Vec::with_capacity(1 + data.len());
+            stored.push(layout.code());
+            stored.extend_from_slice(data);
+            stored
+        };
         match self.encoding {
-            Encoding::Wdl2 => encode_wdl(range, values),
+            Encoding::Wdl2 => {
+                let codes = wdl_codes(range, values);
+                if codes.iter().all(|&c| c == codes[0]) {
+                    return Ok(with_layout(Layout::Constant, &codes[..1]));
+                }
+                let mut best =
+                    with_layout(Layout::Packed, &compressor.compress(&pack_wdl(&codes))?);
+                if codes.len() <= BYTES_LAYOUT_MAX_VALUES {
+                    let bytes = with_layout(Layout::Bytes, &compressor.compress(&codes)?);
+                    if bytes.len() < best.len() {
+                        best = bytes;
+                    }
+                }
+                Ok(best)
+            }
+            _ => {
+                let raw = self.encode_distance(range, values);
+                let width = self.encoding.code_width();
+                if raw.chunks_exact(width).all(|code| code == &raw[..width]) {
+                    return Ok(with_layout(Layout::Constant, &raw[..width]));
+                }
+                let transposed = if self.try_transposed {
+                    self.transposed(&raw, compressor, proxy)?
+                } else {
+                    Transposed::Behind
+                };
+                let mut plain = || -> io::Result<Vec<u8>> {
+                    Ok(with_layout(Layout::Packed, &compressor.compress(&raw)?))
+                };
+                match transposed {
+                    Transposed::Ahead(stored) => Ok(stored),
+                    Transposed::Close(stored) => {
+                        let plain = plain()?;
+                        Ok(if stored.len() < plain.len() {
+                            stored
+                        } else {
+                            plain
+                        })
+                    }
+                    Transposed::Behind => plain(),
+                }
+            }
+        }
+    }
+
+    /// The block `raw` (distance codes) stored transposed with the most promising column count, if one is
+    /// promising: the candidates are the periods at which values repeat most often (see [`periods`]), judged by
+    /// the size of a quick compression; the best is compressed in earnest only if it comes close to the plain
+    /// block's quick size (the caller keeps whichever is smaller).
+    fn transposed(
+        &self,
+        raw: &[u8],
+        compressor: &mut zstd::bulk::Compressor<'static>,
+        proxy: &mut zstd::bulk::Compressor<'static>,
+    ) -> io::Result<Transposed> {
+        let width = self.encoding.code_width();
+        let candidates = periods(raw, width);
+        if candidates.is_empty() {
+            return Ok(Transposed::Behind);
+        }
+        let plain = proxy.compress(raw)?.len();
+        let mut best: Option<(usize, Vec<u8>, usize)> = None;
+        for columns in candidates {
+            let data = transpose(raw, width, columns);
+            let quick = proxy.compress(&data)?.len();
+            if best.as_ref().is_none_or(|b| quick < b.2) {
+                best = Some((columns, data, quick));
+            }
+        }
+        let (columns, data, quick) = best.expect("at least one candidate");
+        // Quick sizes predict full ones only roughly: a candidate clearly ahead (by 5%) is taken alone, one close to
+        // the plain block (at most 2% behind) is compressed in full and compared, one further behind is dropped.
+        let verdict = if quick * 20 < plain * 19 {
+            Verdict::Ahead
+        } else if quick * 50 <= plain * 51 {
+            Verdict::Close
+        } else {
+            return Ok(Transposed::Behind);
+        };
+        let frame = compressor.compress(&data)?;
+        let mut stored = Vec::with_capacity(5 + frame.len());
+        stored.push(Layout::Transposed.code());
+        stored.extend_from_slice(&(columns as u32).to_le_bytes());
+        stored.extend_from_slice(&frame);
+        Ok(match verdict {
+            Verdict::Ahead => Transposed::Ahead(stored),
+            Verdict::Close => Transposed::Close(stored),
+        })
+    }
+
+    /// The decoded bytes of one block of a distance file.
+    fn encode_distance<V>(&self, range: std::ops::Range<Index>, values: &V) -> Vec<u8>
+    where
+        V: Fn(Index) -> Option<Value> + Sync,
+    {
+        match self.encoding {
+            Encoding::Wdl2 => unreachable!("a WDL file has no distance codes"),
             Encoding::Distance8 => range
                 .map(|i| format::distance_code(values(i)) as u8)
                 .collect(),
@@ -465,9 +638,86 @@ impl FileWriter<'_> {
     }
 }
 
-/// Packs a block of outcomes in two bits each. Holes take the value of the nearest position before them in the
-/// block (after them for holes at the start), so that they continue runs instead of breaking them.
-fn encode_wdl<V>(range: std::ops::Range<Index>, values: &V) -> Vec<u8>
+/// How a block's best transposition compares with the plain block after quick compressions, with the stored block
+/// when it is worth keeping.
+enum Transposed {
+    Ahead(Vec<u8>),
+    Close(Vec<u8>),
+    Behind,
+}
+
+enum Verdict {
+    Ahead,
+    Close,
+}
+
+/// zstd level of the quick compressions that choose between candidate layouts.
+const PROXY_LEVEL: i32 = 3;
+
+/// The longest period looked for by [`periods`], and how many of the best periods are tried.
+const MAX_PERIOD: usize = 256;
+const PERIODS_TRIED: usize = 3;
+
+/// The periods of a block of distance codes (`width` bytes each), best first: the lags `p` in `2..=MAX_PERIOD` at
+/// which a value most often equals the value `p` before it, counted over positions (holes, code 0, left out) in a
+/// few windows spread over the block. Empty for blocks too short to have rows.
+fn periods(raw: &[u8], width: usize) -> Vec<usize> {
+    const WINDOW: usize = 1 << 13;
+    const WINDOWS: usize = 4;
+    let n = raw.len() / width;
+    if n < 4 * MAX_PERIOD {
+        return Vec::new();
+    }
+    // Codes as integers, so that the inner loop compares numbers.
+    let code = |i: usize| {
+        raw[i * width..(i + 1) * width]
+            .iter()
+            .rev()
+            .fold(0u32, |c, &b| (c << 8) | u32::from(b))
+    };
+    let mut agree = [0u32; MAX_PERIOD + 1];
+    let mut window = Vec::with_capacity(WINDOW + MAX_PERIOD);
+    for w in 0..WINDOWS {
+        let start = MAX_PERIOD + (n - MAX_PERIOD - WINDOW.min(n - MAX_PERIOD)) * w / WINDOWS;
+        let end = (start + WINDOW).min(n);
+        window.clear();
+        window.extend((start - MAX_PERIOD..end).map(code));
+        for i in MAX_PERIOD..window.len() {
+            let here = window[i];
+            if here == 0 {
+                continue;
+            }
+            for (lag, count) in agree.iter_mut().enumerate().skip(2) {
+                *count += u32::from(window[i - lag] == here);
+            }
+        }
+    }
+    let mut lags: Vec<usize> = (2..=MAX_PERIOD).collect();
+    // Ties go to the shorter period (sort is stable).
+    lags.sort_by_key(|&lag| std::cmp::Reverse(agree[lag]));
+    lags.truncate(PERIODS_TRIED);
+    lags
+}
+
+/// The codes of a block (`width` bytes each) as rows of `columns`, read column by column ([`Layout::Transposed`]).
+fn transpose(raw: &[u8], width: usize, columns: usize) -> Vec<u8> {
+    let n = raw.len() / width;
+    let mut out = vec![0u8; raw.len()];
+    format::for_each_transposed(n, columns, |to, from| {
+        out[to * width..(to + 1) * width].copy_from_slice(&raw[from * width..(from + 1) * width]);
+    });
+    out
+}
+
+/// WDL blocks of at most this many values are also tried one value per byte ([`Layout::Bytes`]), which wins for
+/// small tables (KQvK, KRvK) and loses for large ones (KPvK, KRvKR): a small block is cheap to compress twice.
+const BYTES_LAYOUT_MAX_VALUES: usize = 1 << 18;
+
+/// The 2-bit codes of a block of outcomes, one per byte. Holes take the value of the nearest position before them in
+/// the block (after them for holes at the start), so that they continue runs instead of breaking them. (Measured on
+/// chess tables, this beats every other filling tried: the block's majority value, the value one row of the index
+/// before, and the prediction of a context model.)
+fn wdl_codes<V>(range: std::ops::Range<Index>, values: &V) -> Vec<u8>
 where
     V: Fn(Index) -> Option<Value>,
 {
@@ -488,6 +738,11 @@ where
             previous = *code;
         }
     }
+    codes
+}
+
+/// Packs codes of two bits four to a byte, the first in the lowest bits.
+fn pack_wdl(codes: &[u8]) -> Vec<u8> {
     codes
         .chunks(4)
         .map(|four| {

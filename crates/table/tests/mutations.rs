@@ -23,12 +23,21 @@ impl Rng {
     }
 }
 
-/// The files of a few small tables (both kinds, several blocks, with and without payload).
+/// The files of a few small tables (both kinds, several blocks, with and without payload, every block layout), in
+/// both format versions.
 fn seeds() -> Vec<Vec<u8>> {
     let dir = tempfile::tempdir().unwrap();
     let mut files = Vec::new();
-    for (k, size, max_plies) in [(0u64, 200u64, 20u32), (1, 1000, 300), (2, 3, 2)] {
-        let name = format!("s{k}");
+    for (k, size, max_plies, version) in [
+        (0u64, 200u64, 20u32, 2u32),
+        (1, 1000, 300, 2),
+        (2, 3, 2, 2),
+        (3, 300, 20, 2),
+        (4, 3000, 20, 2),
+        (0, 200, 20, 1),
+        (1, 1000, 300, 1),
+    ] {
+        let name = format!("s{k}v{version}");
         let payload = vec![k as u8; (k * 50) as usize];
         let spec = TableSpec {
             game: "graph",
@@ -40,13 +49,26 @@ fn seeds() -> Vec<Vec<u8>> {
             payload: &payload,
             options: WriteOptions {
                 wdl_block_values: 64,
-                distance_block_values: 32,
+                // Table 4 has distance blocks long enough to be stored transposed.
+                distance_block_values: if k == 4 { 2048 } else { 32 },
                 wdl_level: 3,
                 distance_level: 3,
                 payload_level: 3,
+                version,
+                ..WriteOptions::default()
             },
         };
         let value = |i: Index| match (i / 3 + k) % 5 {
+            // Table 3 starts with blocks of one value (holes, then draws).
+            _ if k == 3 && i < 64 => None,
+            _ if k == 3 && i < 128 => Some(Value::DRAW),
+            // Table 4 has a period of 29 (see the transposed layout).
+            _ if k == 4 => match (i % 29) % 4 {
+                0 => None,
+                1 => Some(Value::DRAW),
+                2 => Some(Value::win((i / 29 / 8 + i % 29) as u32 % (max_plies + 1))),
+                _ => Some(Value::loss((i / 29 / 8) as u32 % (max_plies + 1))),
+            },
             0 => None,
             1 => Some(Value::DRAW),
             2 => Some(Value::win((i as u32 * 7) % (max_plies + 1))),
@@ -120,13 +142,16 @@ fn mutate(rng: &mut Rng, bytes: &mut Vec<u8>) {
 #[test]
 fn mutated_tables_never_panic_the_reader() {
     let seeds = seeds();
-    // Sanity: the seeds themselves are read fully.
+    // Sanity: the seeds themselves are read fully, and hold every layout of version 2.
+    let mut layouts = std::collections::HashSet::new();
     for seed in &seeds {
-        retro_probe::TableFile::from_bytes("seed", seed.clone())
-            .unwrap()
-            .check_blocks()
-            .unwrap();
+        let file = retro_probe::TableFile::from_bytes("seed", seed.clone()).unwrap();
+        file.check_blocks().unwrap();
+        for block in 0..file.header().block_count {
+            layouts.extend(file.block_layout(block).unwrap());
+        }
     }
+    assert_eq!(layouts.len(), 4, "{layouts:?}");
     let mut rng = Rng(2024);
     let tries = 30_000;
     let mut reached_blocks = 0;

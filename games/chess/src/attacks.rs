@@ -2,7 +2,7 @@
 //!
 //! Leapers (king, knight, pawn) are looked up in tables computed at compile time. Sliders use the classical ray
 //! method: the ray from the square in each direction, cut after the first occupied square found by a bit scan. For
-//! boards of five men this is as fast as magic bitboards and needs no large tables.
+//! boards of five or six men this is as fast as magic bitboards and needs no large tables.
 
 use crate::types::{Bitboard, Color, Role, Square};
 
@@ -85,6 +85,31 @@ static PAWN: [[u64; 64]; 2] = [
 ];
 static RAYS: [[u64; 64]; 8] = ray_table();
 
+/// Every square from which some piece could attack a square on an empty board: its eight rays and its knight
+/// squares (pawns and kings attack from squares on the rays).
+const fn reach_table() -> [u64; 64] {
+    let mut table = [0u64; 64];
+    let mut sq = 0;
+    while sq < 64 {
+        let mut d = 0;
+        while d < 8 {
+            table[sq] |= RAYS[d][sq];
+            d += 1;
+        }
+        table[sq] |= KNIGHT[sq];
+        sq += 1;
+    }
+    table
+}
+
+static REACH: [u64; 64] = reach_table();
+
+/// The squares from which any piece could attack `sq`, whatever stands between: a man outside them never does.
+#[inline]
+pub fn reach(sq: Square) -> Bitboard {
+    Bitboard(REACH[sq.index()])
+}
+
 #[inline]
 pub fn king(sq: Square) -> Bitboard {
     Bitboard(KING[sq.index()])
@@ -164,6 +189,21 @@ mod tests {
         assert_eq!(knight(sq("d4")).count(), 8);
         assert_eq!(pawn(Color::White, sq("a2")), sq("b3").bb());
         assert_eq!(pawn(Color::Black, sq("e5")), sq("d4").bb() | sq("f4").bb());
+    }
+
+    #[test]
+    fn every_attacker_stands_within_reach() {
+        for sq in Square::all() {
+            for from in Square::all() {
+                let attacks_sq = [Role::Knight, Role::Queen, Role::King]
+                    .into_iter()
+                    .any(|role| attacks(Color::White, role, from, Bitboard::EMPTY).contains(sq))
+                    || [Color::White, Color::Black]
+                        .into_iter()
+                        .any(|c| pawn(c, from).contains(sq));
+                assert_eq!(reach(sq).contains(from), attacks_sq, "{from} -> {sq}");
+            }
+        }
     }
 
     #[test]

@@ -22,8 +22,8 @@ use retro_game::{Game, Index, Move, Node, Value};
 use crate::ep::EpIndex;
 use crate::index::TableIndex;
 use crate::material::Material;
-use crate::position::{MoveList, Position};
-use crate::types::{Color, Role};
+use crate::position::{ChessMove, Position};
+use crate::types::{Bitboard, Color, Role};
 
 /// Values of the positions of smaller materials, for the exits of a table.
 pub trait SubTables: Sync {
@@ -33,6 +33,23 @@ pub trait SubTables: Sync {
     /// The value of a legal position of an available material, for its side to move. `None` for a material that is
     /// not available.
     fn value(&self, pos: &Position) -> Option<Value>;
+
+    /// The index and values of an available material's table (canonical), for lookups without searching.
+    fn table(&self, material: Material) -> Option<(&TableIndex, &dyn Values)>;
+}
+
+/// Where the positions reached by one kind of converting move are looked up.
+#[derive(Clone, Copy)]
+enum ExitTable<'a> {
+    /// The bare kings: a draw.
+    Draw,
+    /// A table, in which the position is looked up with colours exchanged when `flip` (its material is the
+    /// canonical one with the sides swapped).
+    Table {
+        index: &'a TableIndex,
+        values: &'a dyn Values,
+        flip: bool,
+    },
 }
 
 /// Why a table cannot be set up.
@@ -43,17 +60,21 @@ pub enum GameError {
 }
 
 /// The table of one material, ready to be solved or checked.
-pub struct ChessGame<'a, S: SubTables> {
+pub struct ChessGame<'a> {
     index: TableIndex,
     /// The positions with en-passant rights, numbered from `index.size()` on.
     ep: EpIndex,
-    sub: &'a S,
     max_moves: u64,
+    /// The table each converting move exits into, by mover, role taken (`Role::King` for none) and promotion
+    /// (`Role::Pawn` for none), found once here rather than for every move.
+    exits: [[[Option<ExitTable<'a>>; 6]; 6]; 2],
+    /// Whether moves of pieces other than the kings may be encoded the quick way: see [`ChessGame::expand`].
+    quick: bool,
 }
 
-impl<'a, S: SubTables> ChessGame<'a, S> {
+impl<'a> ChessGame<'a> {
     /// The table of `material` (any orientation; it is taken canonically), whose exits look into `sub`.
-    pub fn new(material: Material, sub: &'a S) -> Result<ChessGame<'a, S>, GameError> {
+    pub fn new<S: SubTables>(material: Material, sub: &'a S) -> Result<ChessGame<'a>, GameError> {
         let material = material.canonical();
         for needed in material.successors() {
             if needed != Material::KVK && !sub.has(needed) {
@@ -80,12 +101,46 @@ impl<'a, S: SubTables> ChessGame<'a, S> {
             })
             .max()
             .unwrap_or(8);
+        let mut exits = [[[None; 6]; 6]; 2];
+        let none_or = |roles: &[Role]| -> Vec<Option<Role>> {
+            std::iter::once(None)
+                .chain(roles.iter().copied().map(Some))
+                .collect()
+        };
+        for mover in [Color::White, Color::Black] {
+            for &taken in &none_or(&Role::NON_KING) {
+                for &promoted in &none_or(&Role::PROMOTIONS) {
+                    let Some(after) = material.after_conversion(mover, taken, promoted) else {
+                        continue;
+                    };
+                    let exit = if after == Material::KVK {
+                        ExitTable::Draw
+                    } else {
+                        let needed = after.canonical();
+                        let (index, values) = sub.table(needed).ok_or(GameError::MissingTable {
+                            table: material,
+                            needed,
+                        })?;
+                        ExitTable::Table {
+                            index,
+                            values,
+                            flip: !after.is_canonical(),
+                        }
+                    };
+                    exits[mover.index()][exit_slot(taken, Role::King)]
+                        [exit_slot(promoted, Role::Pawn)] = Some(exit);
+                }
+            }
+        }
         let index = TableIndex::new(material);
         Ok(ChessGame {
             ep: EpIndex::new(&index),
             index,
-            sub,
             max_moves,
+            exits,
+            // Not with en passant (a double push may reach the en-passant region), nor for a symmetric material,
+            // whose Black-to-move targets are numbered through the colour flip, which changes the king pair.
+            quick: !material.both_sides_have_pawns() && !material.is_symmetric(),
         })
     }
 
@@ -134,19 +189,58 @@ impl<'a, S: SubTables> ChessGame<'a, S> {
         }
     }
 
-    /// The value of the position a converting move reaches.
+    /// The value of the position a converting move of `pos` reaches.
     #[inline]
-    fn exit_value(&self, after: &Position) -> Value {
-        if Material::of(after) == Material::KVK {
-            return Value::DRAW;
+    fn exit_value(&self, pos: &Position, m: &ChessMove) -> Value {
+        let slot = self.exits[pos.turn().index()][exit_slot(m.capture, Role::King)]
+            [exit_slot(m.promotion, Role::Pawn)];
+        match slot.expect("every converting move of the material has its table") {
+            ExitTable::Draw => Value::DRAW,
+            ExitTable::Table {
+                index,
+                values,
+                flip,
+            } => {
+                let after = pos.play(m);
+                let after = if flip { after.color_flipped() } else { after };
+                values
+                    .value(index.encode_oriented(&after))
+                    .expect("a legal position is not a hole of its table")
+            }
         }
-        self.sub.value(after).unwrap_or_else(|| {
-            panic!(
-                "table for {} was checked at construction but has no value for {}",
-                Material::of(after),
-                after.fen()
-            )
-        })
+    }
+}
+
+/// More than the quiet moves (or un-moves) of any position of up to six men: four queens and a king make 116.
+const QUIET_CAPACITY: usize = 128;
+
+/// Where an optional role sits in [`ChessGame`]'s table of exits: its own index, or `none`'s.
+#[inline]
+fn exit_slot(role: Option<Role>, none: Role) -> usize {
+    role.unwrap_or(none).index()
+}
+
+/// Visits each of `kings` (targets of king moves) that is not among `others` (targets of the other moves, distinct
+/// from each other), for a position whose kings fix the board's orientation. Different moves reach different
+/// placements; two of them share an index only when one is a symmetric image of the other. A symmetry that maps a
+/// king move's target onto another move's target maps the king pairs onto each other, so only targets with the
+/// position's own pair digit are looked for among `others`. Two king moves cannot reach twins here: the symmetry
+/// would fix the other king and have the moving king's two targets, both next to its square, as mirror images,
+/// which puts both kings on one diagonal: the case this quick path leaves out.
+#[inline]
+fn visit_distinct_kings<F: FnMut(Index)>(
+    table: &TableIndex,
+    kings: &[Index],
+    others: &[Index],
+    own_pair: u64,
+    mut visit: F,
+) {
+    for (k, &target) in kings.iter().enumerate() {
+        debug_assert!(!kings[..k].contains(&target), "two king moves reach twins");
+        if table.pair_of(target) == own_pair && others.contains(&target) {
+            continue;
+        }
+        visit(target);
     }
 }
 
@@ -163,7 +257,7 @@ fn visit_distinct<F: FnMut(Index)>(list: &mut [Index], mut visit: F) {
     }
 }
 
-impl<S: SubTables> Game for ChessGame<'_, S> {
+impl Game for ChessGame<'_> {
     fn size(&self) -> Index {
         self.index.size() + self.ep.len()
     }
@@ -172,55 +266,120 @@ impl<S: SubTables> Game for ChessGame<'_, S> {
         self.max_moves
     }
 
+    /// The moves of a position. Two moves may reach the same index only when they reach images of one position
+    /// under a symmetry, and the targets are folded to one. Quick path: when the kings fix the board's orientation
+    /// (they are not both on the long diagonal), the moves of the other pieces keep the king pair and reach distinct
+    /// canonical placements, so only king moves need looking for twins.
     fn expand<F: FnMut(Move)>(&self, index: Index, mut visit: F) -> Node {
         let Some(pos) = self.position(index) else {
             return Node::Hole;
         };
-        let mut moves = MoveList::new();
-        pos.legal_moves(&mut moves);
-        if moves.is_empty() {
+        let quick = self.quick
+            && !self
+                .index
+                .kings_on_axis(pos.king(Color::White), pos.king(Color::Black));
+        let digits = self.index.digits(index, &pos);
+        let us = pos.turn();
+        // Quiet moves of other men from the front, the rest from the back: one array, zeroed once.
+        let mut targets = [0 as Index; QUIET_CAPACITY];
+        let (mut n_others, mut n_kings) = (0, 0);
+        let mut any = false;
+        pos.visit_legal_moves(|m| {
+            any = true;
+            if m.converts() {
+                visit(Move::Exit(self.exit_value(&pos, &m)));
+            } else if quick && m.role != Role::King {
+                let squares = Bitboard(pos.by_piece(us, m.role).0 ^ m.from.bb().0 ^ m.to.bb().0);
+                targets[n_others] = self.index.after_quiet_move(&digits, us, m.role, squares);
+                n_others += 1;
+            } else {
+                n_kings += 1;
+                targets[QUIET_CAPACITY - n_kings] = if quick {
+                    self.index
+                        .encode_oriented(&pos.after_quiet(m.role, m.from, m.to))
+                } else {
+                    // A double push may reach the en-passant region.
+                    self.encode(&pos.play(&m))
+                };
+            }
+        });
+        if !any {
             return Node::Terminal(if pos.in_check(pos.turn()) {
                 Value::loss(0)
             } else {
                 Value::DRAW
             });
         }
-        let mut targets = [0 as Index; MoveList::CAPACITY];
-        let mut n = 0;
-        for m in moves.as_slice() {
-            let after = pos.play(m);
-            if m.converts() {
-                visit(Move::Exit(self.exit_value(&after)));
-            } else {
-                targets[n] = self.encode(&after);
-                n += 1;
-            }
+        let (others, rest) = targets.split_at_mut(n_others);
+        let kings = &mut rest[QUIET_CAPACITY - n_others - n_kings..];
+        for &target in others.iter() {
+            visit(Move::To(target));
         }
-        visit_distinct(&mut targets[..n], |q| visit(Move::To(q)));
+        if quick {
+            let own_pair = self.index.pair_of(index);
+            visit_distinct_kings(&self.index, kings, others, own_pair, |q| visit(Move::To(q)));
+        } else {
+            visit_distinct(kings, |q| visit(Move::To(q)));
+        }
         Node::Playable
     }
 
-    fn unmoves<F: FnMut(Index)>(&self, index: Index, visit: F) {
+    /// The predecessors of a position, folded like [`expand`](Game::expand)'s targets.
+    fn unmoves<F: FnMut(Index)>(&self, index: Index, mut visit: F) {
         let Some(pos) = self.position(index) else {
             return;
         };
-        // Each predecessor, and its twins with en-passant rights: at most one per pawn of the side to move here. Up to
-        // 6 men that is within the capacity: under 8 + 27 + 27 + 2 = 64 predecessors, with at most 3 twins each.
-        let mut sources = [0 as Index; MoveList::CAPACITY];
-        let mut n = 0;
-        let mut add = |i: Index| {
-            sources[n] = i;
-            n += 1;
-        };
+        let quick = self.quick
+            && !self
+                .index
+                .kings_on_axis(pos.king(Color::White), pos.king(Color::Black));
+        let mover = pos.turn().other();
+        let mover_king = pos.king(mover);
+        let digits = self.index.digits(index, &pos);
+        // Quiet moves of other men from the front, the rest from the back: one array, zeroed once. Without the quick
+        // path each predecessor comes with its twins with en-passant rights, at most one per pawn of the side to move
+        // here: up to 6 men, under 8 + 27 + 27 + 2 = 64 predecessors with one twin (one such pawn), or 37 with two,
+        // which the capacity holds.
+        let mut targets = [0 as Index; QUIET_CAPACITY];
+        let (mut n_others, mut n_kings) = (0, 0);
         if pos.ep_square().is_some() {
-            // Rights come only from the double push that was just played.
+            // Rights come only from the double push that was just played (never on the quick path).
             if let Some(before) = pos.undo_double_push() {
-                self.visit_predecessor(&before, &mut add);
+                self.visit_predecessor(&before, |i| {
+                    n_kings += 1;
+                    targets[QUIET_CAPACITY - n_kings] = i;
+                });
             }
         } else {
-            pos.unmoves(|before| self.visit_predecessor(&before, &mut add));
+            pos.unmoves(|before| {
+                if quick && before.king(mover) == mover_king {
+                    let role = pos.moved_role(&before);
+                    targets[n_others] = self.index.after_quiet_move(
+                        &digits,
+                        mover,
+                        role,
+                        before.by_piece(mover, role),
+                    );
+                    n_others += 1;
+                } else {
+                    self.visit_predecessor(&before, |i| {
+                        n_kings += 1;
+                        targets[QUIET_CAPACITY - n_kings] = i;
+                    });
+                }
+            });
         }
-        visit_distinct(&mut sources[..n], visit);
+        let (others, rest) = targets.split_at_mut(n_others);
+        let kings = &mut rest[QUIET_CAPACITY - n_others - n_kings..];
+        for &source in others.iter() {
+            visit(source);
+        }
+        if quick {
+            let own_pair = self.index.pair_of(index);
+            visit_distinct_kings(&self.index, kings, others, own_pair, visit);
+        } else {
+            visit_distinct(kings, visit);
+        }
     }
 }
 
@@ -266,6 +425,11 @@ impl TableSet {
         self.tables.push((TableIndex::new(material), values));
     }
 
+    /// Keeps only the tables whose material `keep` accepts.
+    pub fn retain(&mut self, mut keep: impl FnMut(Material) -> bool) {
+        self.tables.retain(|(i, _)| keep(i.material()));
+    }
+
     /// The index and values of a material's table, if held.
     pub fn get(&self, material: Material) -> Option<(&TableIndex, &dyn Values)> {
         let material = material.canonical();
@@ -298,26 +462,37 @@ impl SubTables for TableSet {
     fn value(&self, pos: &Position) -> Option<Value> {
         self.probe(pos)
     }
+
+    fn table(&self, material: Material) -> Option<(&TableIndex, &dyn Values)> {
+        self.get(material)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Sub-tables that call every exit a draw: enough to check how the table's own indices connect.
-    struct AllDraws;
+    /// Values that call every exit a draw: enough to check how the table's own indices connect.
+    struct Draws;
 
-    impl SubTables for AllDraws {
-        fn has(&self, _: Material) -> bool {
-            true
-        }
-
-        fn value(&self, _: &Position) -> Option<Value> {
+    impl Values for Draws {
+        fn value(&self, _: Index) -> Option<Value> {
             Some(Value::DRAW)
         }
     }
 
-    fn targets(game: &ChessGame<'_, AllDraws>, i: Index) -> (Node, Vec<Index>) {
+    /// Every table `material` exits into, all draws.
+    fn all_draws(material: Material) -> TableSet {
+        let mut set = TableSet::new();
+        for needed in material.canonical().successors() {
+            if needed != Material::KVK {
+                set.insert(needed, Box::new(Draws));
+            }
+        }
+        set
+    }
+
+    fn targets(game: &ChessGame<'_>, i: Index) -> (Node, Vec<Index>) {
         let mut out = Vec::new();
         let node = game.expand(i, |m| {
             if let Move::To(j) = m {
@@ -327,7 +502,7 @@ mod tests {
         (node, out)
     }
 
-    fn sources(game: &ChessGame<'_, AllDraws>, i: Index) -> Vec<Index> {
+    fn sources(game: &ChessGame<'_>, i: Index) -> Vec<Index> {
         let mut out = Vec::new();
         game.unmoves(i, |j| out.push(j));
         out
@@ -335,7 +510,7 @@ mod tests {
 
     /// The engine's contract at `i`: `unmoves(q)` visits `p` exactly as often as `expand(p)` visits `To(q)`,
     /// checked from `i` in both directions; holes are visited by neither. Returns the number of moves checked.
-    fn check_contract(game: &ChessGame<'_, AllDraws>, i: Index) -> usize {
+    fn check_contract(game: &ChessGame<'_>, i: Index) -> usize {
         let count = |list: &[Index], x: Index| list.iter().filter(|&&y| y == x).count();
         let (node, forward) = targets(game, i);
         let backward = sources(game, i);
@@ -375,7 +550,9 @@ mod tests {
             ("KPPvKP", 100_003),
             ("KRPvKP", 200_003),
         ] {
-            let game = ChessGame::new(Material::parse(name).unwrap(), &AllDraws).unwrap();
+            let material = Material::parse(name).unwrap();
+            let set = all_draws(material);
+            let game = ChessGame::new(material, &set).unwrap();
             let table = game.index().size();
             let mut checked = 0;
             for i in (0..table).step_by(step) {
@@ -397,7 +574,8 @@ mod tests {
         // What `retro generate chess --all 5` builds: pawns on both sides included.
         for men in 3..=5 {
             for material in Material::all_with_men(men) {
-                let game = ChessGame::new(material, &AllDraws).unwrap();
+                let set = all_draws(material);
+                let game = ChessGame::new(material, &set).unwrap();
                 assert_eq!(
                     game.ep_index().is_empty(),
                     !material.both_sides_have_pawns(),
@@ -409,7 +587,9 @@ mod tests {
 
     #[test]
     fn symmetric_materials_number_white_to_move_only() {
-        let krkr = ChessGame::new(Material::parse("KRvKR").unwrap(), &AllDraws).unwrap();
+        let material = Material::parse("KRvKR").unwrap();
+        let set = all_draws(material);
+        let krkr = ChessGame::new(material, &set).unwrap();
         let krk = TableIndex::new(Material::parse("KRvK").unwrap());
         // 462 king pairs, 62 squares for each rook, White to move only.
         assert_eq!(krkr.size(), 462 * 62 * 62);

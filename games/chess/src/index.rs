@@ -73,6 +73,56 @@ const fn binomials() -> [[u64; 9]; 65] {
 
 static BINOMIAL: [[u64; 9]; 65] = binomials();
 
+/// A set of squares moved by the transform numbered `t` (see [`transforms`]), all at once.
+#[inline]
+fn transform_board(t: usize, squares: Bitboard) -> Bitboard {
+    let mut b = squares;
+    if t & 1 != 0 {
+        b = b.flip_horizontal();
+    }
+    if t & 2 != 0 {
+        b = b.flip_vertical();
+    }
+    if t & 4 != 0 {
+        b = b.flip_diagonal();
+    }
+    b
+}
+
+/// The digit of one group of identical pieces standing on `squares`: the rank of the combination of their square
+/// numbers, counted on the squares the group may use (pawns: ranks 2–7; pieces: all but the two kings'). Squares come
+/// out of a bitboard in increasing order, which is the order the combinatorial number system sums them in.
+#[inline]
+fn group_code(group: &Group, squares: Bitboard, low_king: usize, high_king: usize) -> u64 {
+    let mut code = 0;
+    for (i, sq) in squares.enumerate() {
+        let s = sq.index();
+        let rank = if group.piece.role == Role::Pawn {
+            s - 8
+        } else {
+            s - (s > low_king) as usize - (s > high_king) as usize
+        };
+        code += BINOMIAL[rank][i + 1];
+    }
+    code
+}
+
+/// No group: a (colour, role) that the material does not have.
+const NO_GROUP: u8 = u8::MAX;
+
+/// The most groups of identical pieces a material can have (one per non-king man).
+const MAX_GROUPS: usize = 8;
+
+/// The digits of a canonical index, kept so that the index of a position one quiet move away, with the same
+/// kings, is found by recomputing the moved group's digit alone.
+pub(crate) struct Digits {
+    /// The same index with the other side to move.
+    turned: u64,
+    codes: [u64; MAX_GROUPS],
+    low_king: usize,
+    high_king: usize,
+}
+
 /// A group of identical pieces of one colour.
 #[derive(Clone, Copy, Debug)]
 struct Group {
@@ -106,6 +156,10 @@ pub struct TableIndex {
     pairs: Vec<(Square, Square)>,
     /// For every raw (White king, Black king), how to make it canonical.
     raw_pairs: Vec<KingPair>,
+    /// Product of the radices of the groups after each group: the weight of its digit.
+    weights: Vec<u64>,
+    /// The group of each (colour, role), or `NO_GROUP`.
+    slots: [[u8; 6]; 2],
     /// Product of the group radices: positions per king pair and side to move.
     per_pair: u64,
     half: u64,
@@ -187,11 +241,20 @@ impl TableIndex {
             }
         }
         let per_pair = groups.iter().map(|g| g.radix).product::<u64>();
+        let weights = (0..groups.len())
+            .map(|g| groups[g + 1..].iter().map(|h| h.radix).product())
+            .collect();
+        let mut slots = [[NO_GROUP; 6]; 2];
+        for (g, group) in groups.iter().enumerate() {
+            slots[group.piece.color.index()][group.piece.role.index()] = g as u8;
+        }
         let half = per_pair * pairs.len() as u64;
         TableIndex {
             material,
             pawns,
             groups,
+            weights,
+            slots,
             pairs,
             raw_pairs,
             per_pair,
@@ -342,43 +405,76 @@ impl TableIndex {
         let wk = transform(t, pos.king(Color::White));
         let bk = transform(t, pos.king(Color::Black));
         let pair = self.raw_pairs[wk.index() * 64 + bk.index()].number as u64;
-        let mut index = pair;
         let (low_king, high_king) = if wk < bk {
             (wk.index(), bk.index())
         } else {
             (bk.index(), wk.index())
         };
-        let rank_of = |role: Role, sq: Square| {
-            let s = transform(t, sq).index();
-            if role == Role::Pawn {
-                s - 8
-            } else {
-                s - (s > low_king) as usize - (s > high_king) as usize
-            }
-        };
+        let mut index = pair;
         for g in &self.groups {
-            let squares: Bitboard = pos.by_piece(g.piece.color, g.piece.role);
-            let code = if g.count == 1 {
-                rank_of(g.piece.role, squares.first().expect("the material matches")) as u64
-            } else {
-                let mut ranks = [0usize; 8];
-                for (i, sq) in squares.enumerate() {
-                    ranks[i] = rank_of(g.piece.role, sq);
-                }
-                let ranks = &mut ranks[..g.count];
-                ranks.sort_unstable();
-                ranks
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &a)| BINOMIAL[a][i + 1])
-                    .sum()
-            };
-            index = index * g.radix + code;
+            let squares = transform_board(t, pos.by_piece(g.piece.color, g.piece.role));
+            index = index * g.radix + group_code(g, squares, low_king, high_king);
         }
         if pos.turn() == Color::Black {
             index += self.half;
         }
         index
+    }
+
+    /// Whether a second symmetry keeps this king pair canonical (both kings on the long diagonal): only then can two
+    /// placements with these kings be images of each other, and only then does encoding take a minimum.
+    #[inline]
+    pub(crate) fn kings_on_axis(&self, white_king: Square, black_king: Square) -> bool {
+        self.raw_pairs[white_king.index() * 64 + black_king.index()].second != u8::MAX
+    }
+
+    /// The digits of the canonical index of `pos`, which is `index`.
+    #[inline]
+    pub(crate) fn digits(&self, index: u64, pos: &Position) -> Digits {
+        let (wk, bk) = (pos.king(Color::White), pos.king(Color::Black));
+        let mut codes = [0; MAX_GROUPS];
+        let mut rest = index % self.per_pair;
+        for g in (0..self.groups.len()).rev() {
+            codes[g] = rest % self.groups[g].radix;
+            rest /= self.groups[g].radix;
+        }
+        Digits {
+            turned: if index >= self.half {
+                index - self.half
+            } else {
+                index + self.half
+            },
+            codes,
+            low_king: wk.index().min(bk.index()),
+            high_king: wk.index().max(bk.index()),
+        }
+    }
+
+    /// The canonical index of the position one move away from the one of `digits`, where a man of `color` other
+    /// than the king moved (neither capturing nor promoting) so that its group now stands on `squares`. Valid only
+    /// when the kings fix the board's orientation ([`kings_on_axis`](Self::kings_on_axis) is false).
+    #[inline]
+    pub(crate) fn after_quiet_move(
+        &self,
+        digits: &Digits,
+        color: Color,
+        role: Role,
+        squares: Bitboard,
+    ) -> u64 {
+        let g = self.slots[color.index()][role.index()] as usize;
+        debug_assert!(g < self.groups.len(), "the material has this piece");
+        let code = group_code(&self.groups[g], squares, digits.low_king, digits.high_king);
+        // The new digit may be smaller than the old: wrapping arithmetic gives the exact (in-range) result.
+        digits.turned.wrapping_add(
+            code.wrapping_sub(digits.codes[g])
+                .wrapping_mul(self.weights[g]),
+        )
+    }
+
+    /// The king-pair digit of an index: two indices with different digits have different king placements.
+    #[inline]
+    pub(crate) fn pair_of(&self, index: u64) -> u64 {
+        (index % self.half) / self.per_pair
     }
 
     /// Whether the position at `index` is a legal position and `index` is its canonical number; returns it.

@@ -14,6 +14,7 @@
 
 pub mod analysis;
 pub mod attacks;
+pub mod dense;
 pub mod ep;
 pub mod game;
 pub mod index;
@@ -22,6 +23,7 @@ pub mod position;
 pub mod solve;
 pub mod types;
 
+pub use dense::DenseValues;
 pub use game::{ChessGame, GameError, SubTables, TableSet, Values};
 pub use index::TableIndex;
 pub use material::{Material, MaterialError};

@@ -10,7 +10,7 @@ use crate::position::Position;
 use crate::types::{Color, Role};
 
 /// The most men a material may have (both kings included).
-pub const MAX_MEN: u32 = 5;
+pub const MAX_MEN: u32 = 6;
 
 /// Why a material name is not one we can build.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -174,6 +174,36 @@ impl Material {
         canonical
     }
 
+    /// The material after a move of `mover` that takes a piece of role `taken` and/or promotes a pawn to
+    /// `promoted`; `None` when neither happens or the material cannot allow it (a promotion never takes a pawn).
+    pub fn after_conversion(
+        &self,
+        mover: Color,
+        taken: Option<Role>,
+        promoted: Option<Role>,
+    ) -> Option<Material> {
+        if taken.is_none() && promoted.is_none() {
+            return None;
+        }
+        let mut m = *self;
+        if let Some(role) = taken {
+            if role == Role::King || (promoted.is_some() && role == Role::Pawn) {
+                return None;
+            }
+            let count = &mut m.counts[mover.other().index()][role.index()];
+            *count = count.checked_sub(1)?;
+        }
+        if let Some(role) = promoted {
+            if matches!(role, Role::King | Role::Pawn) {
+                return None;
+            }
+            let pawns = &mut m.counts[mover.index()][Role::Pawn.index()];
+            *pawns = pawns.checked_sub(1)?;
+            m.counts[mover.index()][role.index()] += 1;
+        }
+        Some(m)
+    }
+
     /// Every material this one depends on, itself last, each once, in an order where each table comes after the
     /// tables its exits look into. KvK is left out: every position of it is a draw.
     pub fn dependency_order(&self) -> Vec<Material> {
@@ -276,9 +306,10 @@ mod tests {
             );
         }
         assert!(matches!(
-            Material::parse("KQRBvKR"),
-            Err(MaterialError::TooManyMen(_, 6))
+            Material::parse("KQRBvKRN"),
+            Err(MaterialError::TooManyMen(_, 7))
         ));
+        assert_eq!(Material::parse("KRNvKNN").unwrap().men(), 6);
     }
 
     #[test]

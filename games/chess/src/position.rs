@@ -49,7 +49,7 @@ pub struct MoveList {
 }
 
 impl MoveList {
-    /// More than any position of up to five men can have (two queens and a rook: 27 + 27 + 14 + 8 < 128, with
+    /// More than any position of up to six men can have (four queens: 4 · 27 + 8 < 128, with
     /// promotions at most 4 moves per pawn step).
     pub const CAPACITY: usize = 256;
 
@@ -196,6 +196,10 @@ impl Position {
     #[inline]
     fn attacked_with(&self, sq: Square, by: Color, occupied: Bitboard, ignore: Bitboard) -> bool {
         let them = self.by_color[by.index()] & !ignore;
+        // Most squares of a sparse endgame board have no enemy man on any line or knight square: no test needed.
+        if (them & attacks::reach(sq)).is_empty() {
+            return false;
+        }
         let r = &self.by_role;
         (attacks::knight(sq) & them & r[Role::Knight.index()]).nonempty()
             || (attacks::king(sq) & them & r[Role::King.index()]).nonempty()
@@ -240,6 +244,12 @@ impl Position {
 
     /// Appends every legal move of the side to move.
     pub fn legal_moves(&self, out: &mut MoveList) {
+        self.visit_legal_moves(|m| out.push(m));
+    }
+
+    /// Visits every legal move of the side to move, in the order [`legal_moves`](Self::legal_moves) lists them.
+    #[inline]
+    pub fn visit_legal_moves<F: FnMut(ChessMove)>(&self, mut visit: F) {
         let us = self.turn;
         let them = us.other();
         let own = self.by_color(us);
@@ -279,7 +289,7 @@ impl Position {
                     let safe = (role != Role::King && !exposed.contains(from))
                         || self.leaves_king_safe(from, to, taken, role == Role::King);
                     if safe {
-                        out.push(ChessMove {
+                        visit(ChessMove {
                             role,
                             from,
                             to,
@@ -296,7 +306,7 @@ impl Position {
             Color::Black => (-8, 6, 0),
         };
         for from in self.by_piece(us, Role::Pawn) {
-            let push_targets = |to: Square, capture: Option<Role>, out: &mut MoveList| {
+            let push_targets = |to: Square, capture: Option<Role>, visit: &mut F| {
                 let taken = if capture.is_some() {
                     to.bb()
                 } else {
@@ -307,7 +317,7 @@ impl Position {
                 }
                 if to.rank() == last_rank {
                     for promotion in Role::PROMOTIONS {
-                        out.push(ChessMove {
+                        visit(ChessMove {
                             role: Role::Pawn,
                             from,
                             to,
@@ -317,7 +327,7 @@ impl Position {
                         });
                     }
                 } else {
-                    out.push(ChessMove {
+                    visit(ChessMove {
                         role: Role::Pawn,
                         from,
                         to,
@@ -329,18 +339,18 @@ impl Position {
             };
             let one = Square::new((from.index() as i8 + forward) as u8);
             if !occupied.contains(one) {
-                push_targets(one, None, out);
+                push_targets(one, None, &mut visit);
                 if from.rank() == start_rank {
                     let two = Square::new((one.index() as i8 + forward) as u8);
                     if !occupied.contains(two) {
-                        push_targets(two, None, out);
+                        push_targets(two, None, &mut visit);
                     }
                 }
             }
             for to in attacks::pawn(us, from) & theirs {
                 let capture = self.role_at(to);
                 if capture != Some(Role::King) {
-                    push_targets(to, capture, out);
+                    push_targets(to, capture, &mut visit);
                 }
             }
             if let Some(ep) = self.ep_square
@@ -348,7 +358,7 @@ impl Position {
             {
                 let victim = Square::new((ep.index() as i8 - forward) as u8);
                 if self.leaves_king_safe(from, ep, victim.bb(), false) {
-                    out.push(ChessMove {
+                    visit(ChessMove {
                         role: Role::Pawn,
                         from,
                         to: ep,
@@ -420,6 +430,19 @@ impl Position {
         next
     }
 
+    /// The position after a move of the side to move's `role` from `from` to the empty square `to` that neither
+    /// captures nor promotes, without en-passant rights: [`play`](Self::play) for the moves that stay in a table.
+    #[inline]
+    pub fn after_quiet(&self, role: Role, from: Square, to: Square) -> Position {
+        let moved = from.bb().0 | to.bb().0;
+        let mut next = *self;
+        next.by_color[self.turn.index()].0 ^= moved;
+        next.by_role[role.index()].0 ^= moved;
+        next.turn = self.turn.other();
+        next.ep_square = None;
+        next
+    }
+
     /// Whether the side to move has a legal en-passant capture.
     fn has_legal_ep(&self) -> bool {
         let Some(ep) = self.ep_square else {
@@ -430,6 +453,16 @@ impl Position {
         let victim = Square::new((ep.index() as i8 - forward) as u8);
         (attacks::pawn(us.other(), ep) & self.by_piece(us, Role::Pawn))
             .any(|from| self.leaves_king_safe(from, ep, victim.bb(), false))
+    }
+
+    /// The role of the man that stands elsewhere in `other`, a position one quiet move away from this one (either
+    /// way round); the king when no other role differs.
+    #[inline]
+    pub fn moved_role(&self, other: &Position) -> Role {
+        Role::NON_KING
+            .into_iter()
+            .find(|r| self.by_role[r.index()] != other.by_role[r.index()])
+            .unwrap_or(Role::King)
     }
 
     /// The same position without en-passant rights: what a table stores.
@@ -513,9 +546,10 @@ impl Position {
         to: Square,
         visit: &mut F,
     ) {
+        let moved = from.bb().0 | to.bb().0;
         let mut before = *self;
-        before.remove(to, Piece { color: mover, role });
-        before.put(from, Piece { color: mover, role });
+        before.by_color[mover.index()].0 ^= moved;
+        before.by_role[role.index()].0 ^= moved;
         before.turn = mover;
         // In the predecessor the side that is to move now was not to move: it must not have been in check.
         if !before.in_check(mover.other()) {
@@ -699,12 +733,12 @@ impl Position {
     /// and the other side is to move. Its value is the same.
     #[inline]
     pub fn color_flipped(&self) -> Position {
-        // Reversing a bitboard's bytes reverses its ranks: every square turned top to bottom at once (a symmetric
-        // material's table encodes every Black-to-move position through this).
-        let flip = |b: Bitboard| Bitboard(b.0.swap_bytes());
         Position {
-            by_color: [flip(self.by_color[1]), flip(self.by_color[0])],
-            by_role: self.by_role.map(flip),
+            by_color: [
+                self.by_color[1].flip_vertical(),
+                self.by_color[0].flip_vertical(),
+            ],
+            by_role: self.by_role.map(Bitboard::flip_vertical),
             turn: self.turn.other(),
             ep_square: self.ep_square.map(Square::flip_vertical),
         }

@@ -138,6 +138,42 @@ impl Bitboard {
     pub const fn without(self, sq: Square) -> Bitboard {
         Bitboard(self.0 & !(1 << sq.0))
     }
+
+    /// Every square turned top to bottom ([`Square::flip_vertical`]): the ranks are the bytes, so reverse them.
+    #[inline]
+    pub const fn flip_vertical(self) -> Bitboard {
+        Bitboard(self.0.swap_bytes())
+    }
+
+    /// Every square mirrored left to right ([`Square::flip_horizontal`]): reverse the bits within each byte.
+    #[inline]
+    pub const fn flip_horizontal(self) -> Bitboard {
+        const K1: u64 = 0x5555_5555_5555_5555;
+        const K2: u64 = 0x3333_3333_3333_3333;
+        const K4: u64 = 0x0f0f_0f0f_0f0f_0f0f;
+        let mut x = self.0;
+        x = ((x >> 1) & K1) | ((x & K1) << 1);
+        x = ((x >> 2) & K2) | ((x & K2) << 2);
+        x = ((x >> 4) & K4) | ((x & K4) << 4);
+        Bitboard(x)
+    }
+
+    /// Every square reflected in the a1–h8 diagonal ([`Square::flip_diagonal`]): the board transposed, by three
+    /// rounds of swapping bit groups that lie symmetric to the diagonal.
+    #[inline]
+    pub const fn flip_diagonal(self) -> Bitboard {
+        const K1: u64 = 0x5500_5500_5500_5500;
+        const K2: u64 = 0x3333_0000_3333_0000;
+        const K4: u64 = 0x0f0f_0f0f_0000_0000;
+        let mut x = self.0;
+        let t = K4 & (x ^ (x << 28));
+        x ^= t ^ (t >> 28);
+        let t = K2 & (x ^ (x << 14));
+        x ^= t ^ (t >> 14);
+        let t = K1 & (x ^ (x << 7));
+        x ^= t ^ (t >> 7);
+        Bitboard(x)
+    }
 }
 
 impl Iterator for Bitboard {
@@ -318,5 +354,22 @@ mod tests {
             Square::parse("b1").unwrap().flip_diagonal(),
             Square::parse("a2").unwrap()
         );
+    }
+
+    #[test]
+    fn board_reflections_move_every_square_like_the_square_reflections() {
+        for sq in Square::all() {
+            let bb = sq.bb();
+            assert_eq!(bb.flip_vertical(), sq.flip_vertical().bb());
+            assert_eq!(bb.flip_horizontal(), sq.flip_horizontal().bb());
+            assert_eq!(bb.flip_diagonal(), sq.flip_diagonal().bb());
+        }
+        // And on sets: a reflection is applied square by square.
+        let set = Bitboard(0x8040_2010_0804_02ff ^ 0x0000_1234_5678_0000);
+        let by_square =
+            |f: fn(Square) -> Square| set.fold(Bitboard::EMPTY, |acc, s| acc.with(f(s)));
+        assert_eq!(set.flip_vertical(), by_square(Square::flip_vertical));
+        assert_eq!(set.flip_horizontal(), by_square(Square::flip_horizontal));
+        assert_eq!(set.flip_diagonal(), by_square(Square::flip_diagonal));
     }
 }

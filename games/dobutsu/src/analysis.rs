@@ -11,10 +11,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 use retro_game::{Index, Outcome, Value};
 
-use crate::board::Board;
-use crate::game::known_value;
-use crate::index::{Indexer, excluded_value};
+use crate::board::{Board, Owner};
+use crate::game::{MAX_MOVES, known_value};
+use crate::index::{FULL_MATERIAL, Indexer, excluded_value};
 use crate::notation::Position;
+use crate::types::Kind;
 
 /// Counts of values.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -45,6 +46,16 @@ impl Counts {
             }
             Outcome::Draw => self.draws += 1,
         }
+    }
+
+    /// The counts of `n` copies of these positions.
+    pub fn times(mut self, n: u64) -> Counts {
+        self.positions *= n;
+        self.wins *= n;
+        self.draws *= n;
+        self.losses *= n;
+        self.symmetric *= n;
+        self
     }
 
     pub fn merge(mut self, other: Counts) -> Counts {
@@ -109,23 +120,43 @@ pub fn table_counts<V: Fn(Index) -> Option<Value> + Sync>(table: &Indexer, value
 
 /// Counts over the legal positions the table leaves out (their values are known without solving).
 pub fn outside_table_counts() -> Counts {
-    let all = Indexer::complete();
+    outside_table_counts_for(FULL_MATERIAL)
+}
+
+/// [`outside_table_counts`] for the sub-game with `material`.
+///
+/// Such a position is lost (the enemy lion's try has succeeded) or won in 1, which depends on the pieces on the
+/// board only: outside the classes whose lions stand on file b, every index is a position and the value is found
+/// once per board for all the hands it can come with ([`Indexer::board_runs`]). In those classes, where half the
+/// indices are mirror images, index by index.
+pub fn outside_table_counts_for(material: [u8; 3]) -> Counts {
+    let all = Indexer::complete_for_material(material);
     let rest = all.rest_size();
+    let runs: Vec<(u64, u64)> = all.board_runs().collect();
     (0..all.classes())
         .filter(|&c| !all.class_in_table(c))
-        .flat_map(|c| (0..rest.div_ceil(CHUNK)).map(move |chunk| (c as u64, chunk)))
         .collect::<Vec<_>>()
         .into_par_iter()
-        .map(|(class, chunk)| {
+        .map(|class| {
+            let base = class as u64 * rest;
             let mut counts = Counts::default();
-            let base = class * rest;
-            for i in base + chunk * CHUNK..base + ((chunk + 1) * CHUNK).min(rest) {
-                if let Some(b) = all.decode(i) {
-                    counts.add(
-                        excluded_value(&b).expect("outside the table"),
-                        b == b.mirror(),
-                    );
+            if all.class_is_symmetric(base) {
+                for i in base..base + rest {
+                    if let Some(b) = all.decode(i) {
+                        counts.add(
+                            excluded_value(&b).expect("outside the table"),
+                            b == b.mirror(),
+                        );
+                    }
                 }
+                return counts;
+            }
+            for &(first, length) in &runs {
+                let b = all.decode(base + first).expect("no holes in this class");
+                let value = excluded_value(&b).expect("outside the table");
+                let mut run = Counts::default();
+                run.add(value, false);
+                counts = counts.merge(run.times(length));
             }
             counts
         })
@@ -205,23 +236,24 @@ impl Bits {
         Bits((0..size.div_ceil(64)).map(|_| AtomicU64::new(0)).collect())
     }
 
-    /// Adds `i`; true if it was not there.
-    fn insert(&self, i: u64) -> bool {
-        let bit = 1 << (i % 64);
-        self.0[(i / 64) as usize].fetch_or(bit, Ordering::Relaxed) & bit == 0
-    }
-
-    fn clear(&mut self) {
-        self.0.par_iter_mut().for_each(|w| *w.get_mut() = 0);
-    }
-
-    fn count(&self) -> u64 {
-        self.0
-            .iter()
-            .map(|w| w.load(Ordering::Relaxed).count_ones() as u64)
-            .sum()
+    /// Adds `i`.
+    fn insert(&self, i: u64) {
+        self.0[(i / 64) as usize].fetch_or(1 << (i % 64), Ordering::Relaxed);
     }
 }
+
+/// The search state of 64 consecutive indices of the complete numbering, for each side to move: two bit planes
+/// `[a, b]` per side, `[a Sente, b Sente, a Gote, b Gote]`. Each (index, side) is in one of four states:
+/// unseen `(0, 0)`, found in this ply `(1, 0)`, to expand in this ply (the frontier) `(0, 1)`, expanded `(1, 1)`.
+/// A ply only ever turns unseen entries into found ones, by setting `a`; between plies, found becomes frontier and
+/// frontier expanded: `(a, b) -> (b, a | b)`. The four words share one 32-byte block, so that testing and marking
+/// a position touches a single cache line.
+#[derive(Default)]
+#[repr(C, align(32))]
+struct Group([AtomicU64; 4]);
+
+/// How many groups one parallel task walks.
+const GROUPS_PER_TASK: usize = 1 << 12;
 
 /// The positions reachable from the start: a forward search that plays every legal move and stops where the game
 /// ends (a move that captures the lion or makes a successful try is not followed).
@@ -237,8 +269,8 @@ pub struct Reachable {
 }
 
 impl Reachable {
-    /// Runs the search (in the current rayon pool). While it runs it holds six bitmaps of the complete numbering,
-    /// about 640 MB; what it keeps afterwards is one bitmap of the table, about 42 MB.
+    /// Runs the search from the start position (in the current rayon pool). While it runs it holds four bit planes
+    /// over the complete numbering, about 430 MB; what it keeps afterwards is one bitmap of the table, about 42 MB.
     pub fn search(table: &Indexer) -> Reachable {
         Reachable::search_with_progress(table, &|_, _| {})
     }
@@ -249,36 +281,42 @@ impl Reachable {
         table: &Indexer,
         progress: &(dyn Fn(u32, u64) + Sync),
     ) -> Reachable {
-        let all = Indexer::complete();
-        let size = all.size();
-        let reached = [Bits::new(size), Bits::new(size)];
-        let mut frontier = [Bits::new(size), Bits::new(size)];
-        let mut next = [Bits::new(size), Bits::new(size)];
-        let first = all.encode(Position::startpos().board()).expect("numbered");
-        reached[0].insert(first); // Sente to move.
-        frontier[0].insert(first);
+        Reachable::search_from(table, Position::startpos().board(), progress)
+    }
+
+    /// The search from `start` (with Sente to move), in the sub-game of `table`'s material.
+    ///
+    /// Ply by ply: every frontier position of either side is decoded, its moves played, and each position reached
+    /// is looked up in the state of the other side to move; an unseen one is marked found with one atomic `or`,
+    /// which also tells which thread found it first (and counts it). Nothing is allocated per position.
+    pub fn search_from(
+        table: &Indexer,
+        start: &Board,
+        progress: &(dyn Fn(u32, u64) + Sync),
+    ) -> Reachable {
+        let all = Indexer::complete_for_material(table.material());
+        let mut groups: Vec<Group> = Vec::new();
+        groups.resize_with(all.size().div_ceil(64) as usize, Group::default);
+        let first = all.encode(start).expect("numbered");
+        // The start is the frontier of ply 0, with Sente to move.
+        *groups[(first / 64) as usize].0[1].get_mut() |= 1 << (first % 64);
         let mut depth = 0;
         loop {
-            let found: u64 = blocks(&frontier[0])
-                .map(|words| {
+            let found: u64 = groups
+                .par_chunks(GROUPS_PER_TASK)
+                .enumerate()
+                .map(|(task, chunk)| {
                     let mut found = 0;
-                    for w in words {
+                    for (offset, group) in chunk.iter().enumerate() {
+                        let g = (task * GROUPS_PER_TASK + offset) as u64;
                         for side in 0..2 {
-                            let mut word = frontier[side].0[w].load(Ordering::Relaxed);
-                            while word != 0 {
-                                let i = w as u64 * 64 + word.trailing_zeros() as u64;
-                                word &= word - 1;
-                                let board = all.decode(i).expect("reached positions are numbered");
-                                board.moves(|m| {
-                                    if board.is_winning_move(m) {
-                                        return;
-                                    }
-                                    let c = all.encode(&board.play(m).0.flip()).expect("numbered");
-                                    if reached[1 - side].insert(c) {
-                                        next[1 - side].insert(c);
-                                        found += 1;
-                                    }
-                                });
+                            let [a, b] = [&group.0[2 * side], &group.0[2 * side + 1]];
+                            let mut frontier =
+                                b.load(Ordering::Relaxed) & !a.load(Ordering::Relaxed);
+                            while frontier != 0 {
+                                let i = g * 64 + u64::from(frontier.trailing_zeros());
+                                frontier &= frontier - 1;
+                                found += expand(&all, &groups, i, 1 - side);
                             }
                         }
                     }
@@ -290,34 +328,45 @@ impl Reachable {
             }
             depth += 1;
             progress(depth, found);
-            std::mem::swap(&mut frontier, &mut next);
-            next[0].clear();
-            next[1].clear();
+            groups.par_iter_mut().for_each(|group| {
+                for side in 0..2 {
+                    let a = *group.0[2 * side].get_mut();
+                    let b = *group.0[2 * side + 1].get_mut();
+                    *group.0[2 * side].get_mut() = b;
+                    *group.0[2 * side + 1].get_mut() = a | b;
+                }
+            });
         }
-        drop((frontier, next));
-        let with_side = reached[0].count() + reached[1].count();
         let in_table = Bits::new(table.size());
-        let outside = blocks(&reached[0])
-            .map(|words| {
+        let (outside, with_side) = groups
+            .par_chunks(GROUPS_PER_TASK)
+            .enumerate()
+            .map(|(task, chunk)| {
                 let mut counts = Counts::default();
-                for w in words {
-                    let mut word = reached[0].0[w].load(Ordering::Relaxed)
-                        | reached[1].0[w].load(Ordering::Relaxed);
+                let mut with_side = 0;
+                for (offset, group) in chunk.iter().enumerate() {
+                    let g = (task * GROUPS_PER_TASK + offset) as u64;
+                    let seen = group.0.each_ref().map(|w| w.load(Ordering::Relaxed));
+                    let sente = seen[0] | seen[1];
+                    let gote = seen[2] | seen[3];
+                    with_side += u64::from(sente.count_ones() + gote.count_ones());
+                    let mut word = sente | gote;
                     while word != 0 {
-                        let i = w as u64 * 64 + word.trailing_zeros() as u64;
+                        let i = g * 64 + u64::from(word.trailing_zeros());
                         word &= word - 1;
-                        let board = all.decode(i).expect("numbered");
+                        let board = all.decode(i).expect("reached positions are numbered");
                         match known_value(&board) {
                             Some(v) => counts.add(v, board == board.mirror()),
-                            None => {
-                                in_table.insert(table.encode(&board).expect("in the table"));
-                            }
+                            None => in_table.insert(table.encode(&board).expect("in the table")),
                         }
                     }
                 }
-                counts
+                (counts, with_side)
             })
-            .reduce(Counts::default, Counts::merge);
+            .reduce(
+                || (Counts::default(), 0),
+                |(a, n), (b, m)| (a.merge(b), n + m),
+            );
         Reachable {
             in_table,
             outside,
@@ -332,13 +381,17 @@ impl Reachable {
         table: &Indexer,
         values: V,
     ) -> Counts {
-        let inside = blocks(&self.in_table)
-            .map(|words| {
+        let words = &self.in_table.0;
+        let inside = words
+            .par_chunks(1024)
+            .enumerate()
+            .map(|(chunk, block)| {
                 let mut counts = Counts::default();
-                for w in words {
-                    let mut word = self.in_table.0[w].load(Ordering::Relaxed);
+                for (offset, w) in block.iter().enumerate() {
+                    let mut word = w.load(Ordering::Relaxed);
+                    let base = (chunk * 1024 + offset) as u64 * 64;
                     while word != 0 {
-                        let i = w as u64 * 64 + word.trailing_zeros() as u64;
+                        let i = base + u64::from(word.trailing_zeros());
                         word &= word - 1;
                         let value = values(i).expect("a reached position has a value");
                         let symmetric = table.class_is_symmetric(i)
@@ -353,17 +406,55 @@ impl Reachable {
     }
 }
 
-/// The words of a bitmap in parallel blocks.
-fn blocks(bits: &Bits) -> impl ParallelIterator<Item = std::ops::Range<usize>> + '_ {
-    let words = bits.0.len();
-    (0..words.div_ceil(1024))
-        .into_par_iter()
-        .map(move |b| b * 1024..((b + 1) * 1024).min(words))
+/// Expands the frontier position `i` of the complete numbering `all`: every move that does not end the game is
+/// played, and each position reached (with `side` to move) that nobody has seen is marked found. Returns how many
+/// this call found first.
+#[inline]
+fn expand(all: &Indexer, groups: &[Group], i: u64, side: usize) -> u64 {
+    let mut board = all.decode(i).expect("reached positions are numbered");
+    // A move of a piece other than the lion leaves the lions where they are, so most positions reached share one
+    // class, known before the moves are played: the board is put in that class's orientation first (a mirror image
+    // has the mirror images of its moves), and those positions are numbered without looking the class up again.
+    let (ours, theirs) = (board.lion(Owner::Us), board.lion(Owner::Them));
+    let (base, mirrored, symmetric) = all
+        .class_of(theirs.rotate(), ours.rotate())
+        .expect("the complete numbering has every placement");
+    if mirrored {
+        board = board.mirror();
+    }
+    let lion = board.kind_set(Kind::Lion) & board.occupied(Owner::Us);
+    // The indices are computed first and looked up after, so that the look-ups (cache misses, mostly) overlap.
+    let mut reached = [0u64; MAX_MOVES];
+    let mut n = 0;
+    board.children(|next, lion_taken| {
+        if lion_taken || next.try_succeeds() {
+            return;
+        }
+        let moved_lion = next.kind_set(Kind::Lion) & next.occupied(Owner::Us) != lion;
+        reached[n] = if moved_lion || symmetric {
+            all.encode(&next.flip()).expect("numbered")
+        } else {
+            all.encode_in_class(base, &next.flip())
+        };
+        n += 1;
+    });
+    let mut found = 0;
+    for &c in &reached[..n] {
+        let group = &groups[(c / 64) as usize].0;
+        let bit = 1u64 << (c % 64);
+        let seen =
+            group[2 * side].load(Ordering::Relaxed) | group[2 * side + 1].load(Ordering::Relaxed);
+        if seen & bit == 0 && group[2 * side].fetch_or(bit, Ordering::Relaxed) & bit == 0 {
+            found += 1;
+        }
+    }
+    found
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::{HashMap, HashSet};
 
     #[test]
     fn counts_merge_and_unfold() {
@@ -376,6 +467,103 @@ mod tests {
         assert_eq!((c.positions, c.wins, c.draws, c.losses), (3, 1, 1, 1));
         assert_eq!((c.longest_win, c.longest_loss), (3, 8));
         assert_eq!(c.unfolded(), 5);
+    }
+
+    /// A position of a sub-game as a plain key, the same for a board and its mirror image: not the index.
+    type Key = ([u8; 12], [[u8; 3]; 2]);
+
+    fn key(board: &Board) -> Key {
+        let plain = |b: &Board| {
+            let cells = b.cells().map(|c| match c.piece() {
+                None => 0,
+                Some((owner, kind)) => 1 + kind as u8 + 8 * owner as u8,
+            });
+            (cells, b.hands())
+        };
+        plain(board).min(plain(&board.mirror()))
+    }
+
+    /// The reachable search done plainly: breadth first over hash sets of boards, every move played by
+    /// [`Board::play`]. Returns the (position, side to move) pairs reached, the depth, and the positions reached
+    /// with either side to move.
+    fn plain_search(start: &Board) -> (u64, u32, Vec<Board>) {
+        let mut seen: HashSet<(Key, usize)> = HashSet::new();
+        let mut positions: HashMap<Key, Board> = HashMap::new();
+        let mut frontier = vec![(*start, 0)];
+        seen.insert((key(start), 0));
+        positions.insert(key(start), *start);
+        let mut depth = 0;
+        loop {
+            let mut next = Vec::new();
+            for (board, side) in frontier {
+                board.moves(|m| {
+                    if board.is_winning_move(m) {
+                        return;
+                    }
+                    let child = board.play(m).0.flip();
+                    if seen.insert((key(&child), 1 - side)) {
+                        positions.entry(key(&child)).or_insert(child);
+                        next.push((child, 1 - side));
+                    }
+                });
+            }
+            if next.is_empty() {
+                break;
+            }
+            depth += 1;
+            frontier = next;
+        }
+        (seen.len() as u64, depth, positions.into_values().collect())
+    }
+
+    /// Made-up values by index, so that the counts depend on exactly which indices were reached.
+    fn made_up(i: Index) -> Option<Value> {
+        Some(match i % 3 {
+            0 => Value::win((i % 11) as u32),
+            1 => Value::loss((i % 13) as u32),
+            _ => Value::DRAW,
+        })
+    }
+
+    #[test]
+    fn the_reachable_search_agrees_with_a_plain_search() {
+        for (text, material) in [
+            ("1l1/1c1/1C1/1L1 b -", [0, 0, 2]),
+            ("1l1/1c1/3/GL1 b -", [1, 0, 1]),
+            ("el1/3/1C1/1L1 b -", [0, 1, 1]),
+        ] {
+            let start = Position::parse_with(text, material).expect("a sub-game position");
+            let table = Indexer::for_material(material);
+            let reachable = Reachable::search_from(&table, start.board(), &|_, _| {});
+            let (with_side, depth, positions) = plain_search(start.board());
+            assert!(with_side > 1000, "{text}: {with_side}");
+            assert_eq!(reachable.with_side, with_side, "{text}");
+            assert_eq!(reachable.depth, depth, "{text}");
+            let mut expected = Counts::default();
+            for b in &positions {
+                let value = position_value(&table, b, made_up).expect("a value");
+                expected.add(value, b == &b.mirror());
+            }
+            assert_eq!(reachable.counts(&table, made_up), expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn outside_counts_by_runs_are_the_plain_ones() {
+        for material in [[1, 0, 1], [0, 2, 1]] {
+            let all = Indexer::complete_for_material(material);
+            let mut plain = Counts::default();
+            for i in 0..all.size() {
+                if let Some(b) = all.decode(i)
+                    && !all.in_table(&b)
+                {
+                    plain.add(excluded_value(&b).unwrap(), b == b.mirror());
+                }
+            }
+            let fast = outside_table_counts_for(material);
+            assert_eq!(fast, plain, "{material:?}");
+            assert!(fast.losses > 0 && fast.wins > 0 && fast.symmetric > 0);
+        }
     }
 
     #[test]

@@ -18,8 +18,76 @@
 //! - A player with no move at all loses (it does not happen in practice; the engine's normal convention).
 //!
 //! Both wins end the game on the ply of the move, so a position whose mover has such a move is won in 1 ply.
+//!
+//! ## Representation
+//! A board is a handful of 12-bit square sets (bit `i` is square `i`): the squares of each owner and the squares of
+//! each kind, plus the hands. Turning the board round is reversing the 12 bits of every set, mirroring it is swapping
+//! the outer files, and the squares attacked by all pieces of a side are a few shifts: the engine calls these
+//! hundreds of millions of times, so none of them loops over squares or allocates.
+//!
+//! Boards normally hold the game's full material (one lion each, two giraffes, two elephants, two chicks or hens).
+//! [`Board::from_parts_with`] also accepts less, for the small sub-games the tests solve by brute force: every rule
+//! above works the same with fewer pieces.
 
-use crate::types::{BACK_RANK, FAR_RANK, HandKind, Kind, STEPS, Square, squares};
+use crate::types::{BACK_RANK, FAR_RANK, HandKind, Kind, STEPS, Square, count, squares};
+
+/// Every square.
+const ALL_SQUARES: u16 = 0xfff;
+/// The squares of file a and of file c.
+const FILE_A: u16 = 0b001_001_001_001;
+const FILE_C: u16 = 0b100_100_100_100;
+
+/// The squares one rank up (towards rank 4) of those of `set`.
+const fn up(set: u16) -> u16 {
+    (set << 3) & ALL_SQUARES
+}
+
+/// The squares one rank down.
+const fn down(set: u16) -> u16 {
+    set >> 3
+}
+
+/// The squares one file to the right (towards file c).
+const fn right(set: u16) -> u16 {
+    (set & !FILE_C) << 1
+}
+
+/// The squares one file to the left.
+const fn left(set: u16) -> u16 {
+    (set & !FILE_A) >> 1
+}
+
+/// Every 12-bit set turned by 180 degrees (8 KB): a look-up is cheaper than reversing bits, which x86 has no
+/// instruction for.
+static ROTATED: [u16; 4096] = {
+    let mut table = [0; 4096];
+    let mut set = 0;
+    while set < 4096 {
+        table[set] = (set as u16).reverse_bits() >> 4;
+        set += 1;
+    }
+    table
+};
+
+/// A square set turned by 180 degrees: square `i` goes to `11 - i`.
+#[inline]
+pub fn rotate_set(set: u16) -> u16 {
+    ROTATED[(set & ALL_SQUARES) as usize]
+}
+
+/// `kinds[kind] ^= bit`, written without indexing the array by a variable: that would keep the board in memory and
+/// make the next read of it wait for the store (the loop unrolls to five masked operations on registers).
+#[inline(always)]
+fn toggle(kinds: &mut [u16; 5], kind: usize, bit: u16) {
+    for (k, set) in kinds.iter_mut().enumerate() {
+        *set ^= bit & 0u16.wrapping_sub(u16::from(k == kind));
+    }
+}
+
+/// A square set reflected left–right: files a and c swap.
+pub const fn mirror_set(set: u16) -> u16 {
+    ((set & FILE_A) << 2) | (set & !(FILE_A | FILE_C)) | ((set & FILE_C) >> 2)
+}
 
 /// The player a piece belongs to, relative to the player to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -66,11 +134,6 @@ impl Cell {
             Some((owner, Kind::ALL[((self.0 & 7) - 1) as usize]))
         }
     }
-
-    /// The same piece owned by the other player.
-    fn swap_owner(self) -> Cell {
-        if self.0 == 0 { self } else { Cell(self.0 ^ 8) }
-    }
 }
 
 /// A move of the player to move, in its own coordinates.
@@ -98,15 +161,46 @@ impl BoardMove {
     }
 }
 
-/// A position with the player to move as "us". There are exactly one lion per player, and two giraffes, two
-/// elephants and two chicks (or hens) on the board or in the hands; [`Board::from_parts`] checks it.
+/// The kind numbers of the square sets, as in [`Kind`].
+const LION: usize = Kind::Lion as usize;
+const GIRAFFE: usize = Kind::Giraffe as usize;
+const ELEPHANT: usize = Kind::Elephant as usize;
+const CHICK: usize = Kind::Chick as usize;
+const HEN: usize = Kind::Hen as usize;
+
+/// The hand slot of each kind number (a hen goes to hand as a chick); the lion's entry is never used.
+const HAND_OF_KIND: [usize; 5] = [usize::MAX, 0, 1, 2, 2];
+
+/// A position with the player to move as "us": one lion per player, and at most two giraffes, two elephants and two
+/// chicks (or hens) on the board or in the hands ([`Board::from_parts`] asks for exactly two of each, the game's
+/// material; [`Board::from_parts_with`] for a given number).
+///
+/// Every field is a function of the position, so equal positions are equal boards (and hash alike).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Board {
-    cells: [Cell; 12],
-    /// Pieces in hand, `[owner][hand kind]`.
-    hands: [[u8; 3]; 2],
-    /// Where the lions stand, `[owner]`; kept in step with `cells`.
-    lions: [Square; 2],
+    /// The squares of our pieces and of theirs, `[owner]`, lions included.
+    sides: [u16; 2],
+    /// The squares of the pieces of each kind, both owners, by `Kind as usize`.
+    kinds: [u16; 5],
+    /// Pieces in hand, two bits per owner and hand kind: bits `2 (3 owner + kind)`. One small integer, so that
+    /// swapping the hands in a flip is a shift.
+    hands: u16,
+}
+
+/// The shift of the hand count of `kind` (a [`HandKind`] number) of "us"; "them" is 6 more.
+const fn hand_shift(kind: usize) -> u32 {
+    2 * kind as u32
+}
+
+/// Packs hands given as `[owner][hand kind]` counts (each at most 2).
+fn pack_hands(hands: [[u8; 3]; 2]) -> u16 {
+    let mut packed = 0;
+    for (owner, hand) in hands.iter().enumerate() {
+        for (kind, &n) in hand.iter().enumerate() {
+            packed |= u16::from(n.min(3)) << (6 * owner as u32 + hand_shift(kind));
+        }
+    }
+    packed
 }
 
 /// Why cells and hands do not make a board.
@@ -114,14 +208,31 @@ pub struct Board {
 pub enum MaterialError {
     /// Not exactly one lion for each player.
     Lions,
-    /// Not exactly two pieces of this kind (a hen counting as a chick) on the board and in the hands together.
+    /// Not the right number of pieces of this kind (a hen counting as a chick) on the board and in the hands
+    /// together.
     Count(HandKind),
 }
 
 impl Board {
-    /// A board from its cells and hands (`[owner][kind]`), if the material is exactly the game's.
+    /// A board from its cells and hands (`[owner][kind]`), if the material is exactly the game's: two giraffes, two
+    /// elephants, two chicks.
     pub fn from_parts(cells: [Cell; 12], hands: [[u8; 3]; 2]) -> Result<Board, MaterialError> {
-        let mut lions = [None, None];
+        Board::from_parts_with(cells, hands, [2, 2, 2])
+    }
+
+    /// A board from its cells and hands whose material is `material` pieces of each hand kind (at most two each)
+    /// besides the two lions.
+    pub fn from_parts_with(
+        cells: [Cell; 12],
+        hands: [[u8; 3]; 2],
+        material: [u8; 3],
+    ) -> Result<Board, MaterialError> {
+        let mut board = Board {
+            sides: [0; 2],
+            kinds: [0; 5],
+            hands: pack_hands(hands),
+        };
+        // Counts above 2 do not fit the packed hands, but they fail the material test below anyway.
         let mut counts = [0u32; 3];
         for hand in &hands {
             for (k, &n) in hand.iter().enumerate() {
@@ -129,118 +240,166 @@ impl Board {
             }
         }
         for sq in Square::ALL {
-            match cells[sq.index()].piece() {
-                None => {}
-                Some((owner, Kind::Lion)) if lions[owner as usize].is_some() => {
-                    return Err(MaterialError::Lions);
-                }
-                Some((owner, Kind::Lion)) => lions[owner as usize] = Some(sq),
-                Some((_, kind)) => counts[kind.in_hand().expect("not a lion").index()] += 1,
+            let Some((owner, kind)) = cells[sq.index()].piece() else {
+                continue;
+            };
+            if kind == Kind::Lion && board.sides[owner as usize] & board.kinds[LION] != 0 {
+                return Err(MaterialError::Lions);
             }
+            if let Some(hk) = kind.in_hand() {
+                counts[hk.index()] += 1;
+            }
+            board.sides[owner as usize] |= sq.bit();
+            board.kinds[kind as usize] |= sq.bit();
         }
-        let (Some(ours), Some(theirs)) = (lions[0], lions[1]) else {
+        if board.kinds[LION].count_ones() != 2 || board.sides[0] & board.kinds[LION] == 0 {
             return Err(MaterialError::Lions);
-        };
+        }
         for hk in HandKind::ALL {
-            if counts[hk.index()] != 2 {
+            if counts[hk.index()] != u32::from(material[hk.index()].min(2)) {
                 return Err(MaterialError::Count(hk));
             }
         }
-        Ok(Board {
-            cells,
-            hands,
-            lions: [ours, theirs],
-        })
+        Ok(board)
+    }
+
+    /// A board from its square sets (`[owner]`, `[kind]`) and hands, which the caller guarantees to be a position:
+    /// disjoint owners and kinds covering the same squares, one lion each. For the index's decoder.
+    pub(crate) fn from_sets(sides: [u16; 2], kinds: [u16; 5], hands: [[u8; 3]; 2]) -> Board {
+        debug_assert_eq!(sides[0] & sides[1], 0);
+        debug_assert_eq!(kinds.iter().fold(0, |a, k| a | k), sides[0] | sides[1]);
+        debug_assert_eq!((kinds[LION] & sides[0]).count_ones(), 1);
+        debug_assert_eq!((kinds[LION] & sides[1]).count_ones(), 1);
+        Board {
+            sides,
+            kinds,
+            hands: pack_hands(hands),
+        }
+    }
+
+    /// The kind number of the piece on `sq`, which must be occupied.
+    fn kind_at(&self, sq: Square) -> usize {
+        let bit = sq.bit();
+        self.kinds
+            .iter()
+            .position(|&set| set & bit != 0)
+            .expect("an occupied square")
     }
 
     pub fn cell(&self, sq: Square) -> Cell {
-        self.cells[sq.index()]
+        let bit = sq.bit();
+        let owner = if self.sides[0] & bit != 0 {
+            Owner::Us
+        } else if self.sides[1] & bit != 0 {
+            Owner::Them
+        } else {
+            return Cell::EMPTY;
+        };
+        Cell::new(owner, Kind::ALL[self.kind_at(sq)])
+    }
+
+    /// What stands on every square, `a1` first.
+    pub fn cells(&self) -> [Cell; 12] {
+        Square::ALL.map(|sq| self.cell(sq))
     }
 
     /// How many pieces of `kind` `owner` holds in hand.
     pub fn hand(&self, owner: Owner, kind: HandKind) -> u8 {
-        self.hands[owner as usize][kind.index()]
+        ((self.hands >> (6 * owner as u32 + hand_shift(kind.index()))) & 3) as u8
+    }
+
+    /// Both hands, `[owner][hand kind]`.
+    pub fn hands(&self) -> [[u8; 3]; 2] {
+        [Owner::Us, Owner::Them].map(|o| HandKind::ALL.map(|k| self.hand(o, k)))
     }
 
     pub fn lion(&self, owner: Owner) -> Square {
-        self.lions[owner as usize]
+        Square::from_index(
+            (self.kinds[LION] & self.sides[owner as usize]).trailing_zeros() as usize,
+        )
     }
 
     /// The squares holding pieces of `owner`, lion included.
     pub fn occupied(&self, owner: Owner) -> u16 {
-        let mut set = 0;
-        for (i, c) in self.cells.iter().enumerate() {
-            if c.0 != 0 && (c.0 >> 3) == owner as u8 {
-                set |= 1 << i;
-            }
-        }
-        set
+        self.sides[owner as usize]
     }
 
-    /// The squares attacked by the pieces of `owner`.
+    /// The squares holding pieces of `kind`, whoever owns them.
+    pub fn kind_set(&self, kind: Kind) -> u16 {
+        self.kinds[kind as usize]
+    }
+
+    /// The squares attacked by the pieces of `owner`: the union of the step tables of its pieces, by shifting whole
+    /// square sets (a test checks it against [`STEPS`]).
     pub fn attacks(&self, owner: Owner) -> u16 {
-        let mut set = 0;
-        for (i, c) in self.cells.iter().enumerate() {
-            if c.0 != 0 && (c.0 >> 3) == owner as u8 {
-                set |= STEPS[owner as usize][((c.0 & 7) - 1) as usize][i];
-            }
-        }
-        set
+        let own = self.sides[owner as usize];
+        let lion = self.kinds[LION] & own;
+        let hen = self.kinds[HEN] & own;
+        // Pieces stepping orthogonally in all four directions, and pieces stepping along all four diagonals.
+        let orthogonal = lion | self.kinds[GIRAFFE] & own | hen;
+        let diagonal = lion | self.kinds[ELEPHANT] & own;
+        let forward_only = orthogonal | self.kinds[CHICK] & own;
+        let forward_diagonal = diagonal | hen;
+        let (forward, backward) = match owner {
+            Owner::Us => (up(forward_only), down(orthogonal)),
+            Owner::Them => (down(forward_only), up(orthogonal)),
+        };
+        let (ahead, behind) = match owner {
+            Owner::Us => (up(forward_diagonal), down(diagonal)),
+            Owner::Them => (down(forward_diagonal), up(diagonal)),
+        };
+        forward
+            | backward
+            | left(orthogonal)
+            | right(orthogonal)
+            | left(ahead)
+            | right(ahead)
+            | left(behind)
+            | right(behind)
     }
 
-    /// The squares of the pieces of `owner` that attack `target`.
+    /// The squares of the pieces of `owner` that attack `target`. A piece on `s` attacks `target` when `s` is one of
+    /// the other side's steps from `target` (every kind moves the same to the left and to the right).
     pub fn attackers(&self, owner: Owner, target: Square) -> u16 {
+        let reverse = &STEPS[1 - owner as usize];
         let mut set = 0;
-        for (i, c) in self.cells.iter().enumerate() {
-            if c.0 != 0
-                && (c.0 >> 3) == owner as u8
-                && STEPS[owner as usize][((c.0 & 7) - 1) as usize][i] & target.bit() != 0
-            {
-                set |= 1 << i;
-            }
+        for (k, steps) in reverse.iter().enumerate() {
+            set |= self.kinds[k] & steps[target.index()];
         }
-        set
+        set & self.sides[owner as usize]
     }
 
     /// The board seen by the other player: turned by 180 degrees, colours and hands swapped.
     pub fn flip(&self) -> Board {
-        let mut cells = [Cell::EMPTY; 12];
-        for (i, c) in self.cells.iter().enumerate() {
-            cells[11 - i] = c.swap_owner();
-        }
         Board {
-            cells,
-            hands: [self.hands[1], self.hands[0]],
-            lions: [self.lions[1].rotate(), self.lions[0].rotate()],
+            sides: [rotate_set(self.sides[1]), rotate_set(self.sides[0])],
+            kinds: self.kinds.map(rotate_set),
+            hands: (self.hands >> 6) | ((self.hands & 0x3f) << 6),
         }
     }
 
     /// The board reflected left–right. The game is symmetric under it.
     pub fn mirror(&self) -> Board {
-        let mut cells = [Cell::EMPTY; 12];
-        for sq in Square::ALL {
-            cells[sq.mirror().index()] = self.cells[sq.index()];
-        }
         Board {
-            cells,
+            sides: self.sides.map(mirror_set),
+            kinds: self.kinds.map(mirror_set),
             hands: self.hands,
-            lions: [self.lions[0].mirror(), self.lions[1].mirror()],
         }
     }
 
-    /// Visits every move of the player to move: steps of each piece, then drops (one per kind in hand and empty
-    /// square, however many of that kind are in hand).
+    /// Visits every move of the player to move: steps of each piece (origins in square order), then drops (one per
+    /// kind in hand and empty square, however many of that kind are in hand).
     pub fn moves<F: FnMut(BoardMove)>(&self, mut visit: F) {
-        let ours = self.occupied(Owner::Us);
+        let ours = self.sides[0];
         for from in squares(ours) {
-            let kind = self.cells[from.index()].0 & 7;
-            for to in squares(STEPS[0][(kind - 1) as usize][from.index()] & !ours) {
+            let kind = self.kind_at(from);
+            for to in squares(STEPS[0][kind][from.index()] & !ours) {
                 visit(BoardMove::Step { from, to });
             }
         }
-        let empty = !(ours | self.occupied(Owner::Them)) & 0xfff;
+        let empty = !(ours | self.sides[1]) & ALL_SQUARES;
         for kind in HandKind::ALL {
-            if self.hands[0][kind.index()] > 0 {
+            if self.hand(Owner::Us, kind) > 0 {
                 for to in squares(empty) {
                     visit(BoardMove::Drop { kind, to });
                 }
@@ -248,35 +407,93 @@ impl Board {
         }
     }
 
+    /// Visits the board after every move of the player to move, not flipped, with whether the move captured their
+    /// lion: the same as [`Board::moves`] followed by [`Board::play`], in another order and without building the
+    /// moves. The hot loop of the engine and of the reachable search.
+    #[inline]
+    pub fn children<F: FnMut(Board, bool)>(&self, mut visit: F) {
+        let ours = self.sides[0];
+        let theirs = self.sides[1];
+        for (kind, &set) in self.kinds.iter().enumerate() {
+            for from in squares(set & ours) {
+                let mut lifted = *self;
+                lifted.sides[0] ^= from.bit();
+                toggle(&mut lifted.kinds, kind, from.bit());
+                let steps = STEPS[0][kind][from.index()] & !ours;
+                for to in squares(steps) {
+                    let bit = to.bit();
+                    let mut next = lifted;
+                    let mut lion_taken = false;
+                    if theirs & bit != 0 {
+                        let captured = self.kind_at(to);
+                        next.sides[1] ^= bit;
+                        toggle(&mut next.kinds, captured, bit);
+                        if captured == LION {
+                            lion_taken = true;
+                        } else {
+                            next.hands += 1 << hand_shift(HAND_OF_KIND[captured]);
+                        }
+                    }
+                    let landing = if kind == CHICK && bit & FAR_RANK != 0 {
+                        HEN
+                    } else {
+                        kind
+                    };
+                    next.sides[0] |= bit;
+                    toggle(&mut next.kinds, landing, bit);
+                    visit(next, lion_taken);
+                }
+            }
+        }
+        let empty = !(ours | theirs) & ALL_SQUARES;
+        for hk in HandKind::ALL {
+            if self.hand(Owner::Us, hk) == 0 {
+                continue;
+            }
+            let mut held = *self;
+            held.hands -= 1 << hand_shift(hk.index());
+            let kind = hk.kind() as usize;
+            for to in squares(empty) {
+                let mut next = held;
+                next.sides[0] |= to.bit();
+                toggle(&mut next.kinds, kind, to.bit());
+                visit(next, false);
+            }
+        }
+    }
+
     /// Plays `mv` for the player to move. The result is still seen by the same player (not flipped); it says
-    /// whether the move captured their lion.
+    /// whether the move captured their lion (then the board has no enemy lion, and only its pieces mean anything).
     pub fn play(&self, mv: BoardMove) -> (Board, bool) {
         let mut next = *self;
         match mv {
             BoardMove::Step { from, to } => {
-                let moving = self.cells[from.index()];
-                let captured = self.cells[to.index()];
+                let kind = self.kind_at(from);
                 let mut lion_taken = false;
-                if let Some((_, kind)) = captured.piece() {
-                    match kind.in_hand() {
-                        Some(hk) => next.hands[0][hk.index()] += 1,
-                        None => lion_taken = true,
+                if self.sides[1] & to.bit() != 0 {
+                    let captured = self.kind_at(to);
+                    next.sides[1] ^= to.bit();
+                    next.kinds[captured] ^= to.bit();
+                    if captured == LION {
+                        lion_taken = true;
+                    } else {
+                        next.hands += 1 << hand_shift(HAND_OF_KIND[captured]);
                     }
                 }
-                let mut landing = moving;
-                if moving == Cell::new(Owner::Us, Kind::Chick) && to.bit() & FAR_RANK != 0 {
-                    landing = Cell::new(Owner::Us, Kind::Hen);
-                }
-                if moving == Cell::new(Owner::Us, Kind::Lion) {
-                    next.lions[0] = to;
-                }
-                next.cells[from.index()] = Cell::EMPTY;
-                next.cells[to.index()] = landing;
+                let landing = if kind == CHICK && to.bit() & FAR_RANK != 0 {
+                    HEN
+                } else {
+                    kind
+                };
+                next.sides[0] ^= from.bit() | to.bit();
+                next.kinds[kind] ^= from.bit();
+                next.kinds[landing] |= to.bit();
                 (next, lion_taken)
             }
             BoardMove::Drop { kind, to } => {
-                next.hands[0][kind.index()] -= 1;
-                next.cells[to.index()] = Cell::new(Owner::Us, kind.kind());
+                next.hands -= 1 << hand_shift(kind.index());
+                next.sides[0] |= to.bit();
+                next.kinds[kind.kind() as usize] |= to.bit();
                 (next, false)
             }
         }
@@ -289,22 +506,22 @@ impl Board {
     }
 
     /// After our move: does our lion stand on the far rank where no enemy piece attacks it?
-    fn try_succeeds(&self) -> bool {
-        let lion = self.lions[0];
-        lion.bit() & FAR_RANK != 0 && self.attacks(Owner::Them) & lion.bit() == 0
+    pub fn try_succeeds(&self) -> bool {
+        let lion = self.kinds[LION] & self.sides[0];
+        lion & FAR_RANK != 0 && self.attacks(Owner::Them) & lion == 0
     }
 
     /// Whether the player to move has a move that wins at once (so the position is won in 1 ply). The same answer
     /// as trying every move with [`Board::is_winning_move`], found from attack sets without playing the moves.
     pub fn has_winning_move(&self) -> bool {
-        let ours = self.occupied(Owner::Us);
-        let their_lion = self.lions[1];
-        if self.attacks(Owner::Us) & their_lion.bit() != 0 {
+        let ours = self.sides[0];
+        let their_lion = self.kinds[LION] & self.sides[1];
+        if self.attacks(Owner::Us) & their_lion != 0 {
             return true;
         }
         let their_attacks = self.attacks(Owner::Them);
-        let lion = self.lions[0];
-        let lion_steps = STEPS[0][Kind::Lion as usize][lion.index()] & !ours;
+        let lion = self.lion(Owner::Us);
+        let lion_steps = STEPS[0][LION][lion.index()] & !ours;
         if lion_steps & FAR_RANK & !their_attacks != 0 {
             return true;
         }
@@ -313,15 +530,14 @@ impl Board {
         }
         // Our lion already stands on the far rank: a move of another piece wins if it leaves the lion unattacked.
         let attackers = self.attackers(Owner::Them, lion);
-        match attackers.count_ones() {
+        match count(u32::from(attackers)) {
             0 => self.has_move_besides_lion(ours),
             1 => {
-                let mut our_non_lion_attacks = 0;
-                for sq in squares(ours & !lion.bit()) {
-                    let kind = self.cells[sq.index()].0 & 7;
-                    our_non_lion_attacks |= STEPS[0][(kind - 1) as usize][sq.index()];
-                }
-                our_non_lion_attacks & attackers != 0
+                let others = Board {
+                    sides: [ours & !lion.bit(), 0],
+                    ..*self
+                };
+                others.attacks(Owner::Us) & attackers != 0
             }
             _ => false,
         }
@@ -329,20 +545,20 @@ impl Board {
 
     /// Whether some piece other than our lion can move (or a piece in hand be dropped).
     fn has_move_besides_lion(&self, ours: u16) -> bool {
-        if self.hands[0].iter().any(|&n| n > 0) {
-            return true; // 8 pieces on 12 squares: there is always an empty square to drop on.
+        if self.hands & 0x3f != 0 {
+            return true; // At most 8 pieces on 12 squares: there is always an empty square to drop on.
         }
-        squares(ours & !self.lions[0].bit()).any(|sq| {
-            let kind = self.cells[sq.index()].0 & 7;
-            STEPS[0][(kind - 1) as usize][sq.index()] & !ours != 0
+        let lion = self.kinds[LION] & ours;
+        self.kinds.iter().enumerate().any(|(kind, &set)| {
+            squares(set & ours & !lion).any(|sq| STEPS[0][kind][sq.index()] & !ours != 0)
         })
     }
 
     /// Whether the game is already over, lost for the player to move: their lion stands on our back rank (their far
     /// rank) and we cannot capture it. (Their try succeeded on the move that made this position.)
     pub fn try_lost(&self) -> bool {
-        let their_lion = self.lions[1];
-        their_lion.bit() & BACK_RANK != 0 && self.attacks(Owner::Us) & their_lion.bit() == 0
+        let their_lion = self.kinds[LION] & self.sides[1];
+        their_lion & BACK_RANK != 0 && self.attacks(Owner::Us) & their_lion == 0
     }
 
     /// Visits every board `p` (with "us" to move) from which a move of ours leads to `self` after our move — that is,
@@ -352,48 +568,51 @@ impl Board {
     /// of theirs from our hand (a chick in hand may come back as a chick or a hen). Lions are never un-captured: a
     /// lion capture ends the game and is not a move inside the table.
     pub fn unmoves<F: FnMut(Board)>(&self, mut visit: F) {
-        let ours = self.occupied(Owner::Us);
-        let occupied = ours | self.occupied(Owner::Them);
-        for to in squares(ours) {
-            let (_, kind) = self.cells[to.index()].piece().expect("occupied");
-            if let Some(hk) = kind.in_hand()
-                && kind != Kind::Hen
-            {
-                let mut p = *self;
-                p.cells[to.index()] = Cell::EMPTY;
-                p.hands[0][hk.index()] += 1;
-                visit(p);
-            }
-            // The kinds the piece may have had before its step, with the squares it may have come from.
-            let far = to.bit() & FAR_RANK != 0;
-            let origins: [(Kind, u16); 2] = match kind {
-                Kind::Chick if far => [(Kind::Chick, 0), (Kind::Chick, 0)],
-                Kind::Hen if far => [
-                    (Kind::Hen, STEPS[1][Kind::Hen as usize][to.index()]),
-                    (Kind::Chick, STEPS[1][Kind::Chick as usize][to.index()]),
-                ],
-                _ => [(kind, STEPS[1][kind as usize][to.index()]), (kind, 0)],
-            };
-            for (before, from_set) in origins {
-                for from in squares(from_set & !occupied) {
-                    let mut p = *self;
-                    p.cells[from.index()] = Cell::new(Owner::Us, before);
-                    p.cells[to.index()] = Cell::EMPTY;
-                    if kind == Kind::Lion {
-                        p.lions[0] = from;
-                    }
+        let ours = self.sides[0];
+        let occupied = ours | self.sides[1];
+        for (kind, &set) in self.kinds.iter().enumerate() {
+            for to in squares(set & ours) {
+                let bit = to.bit();
+                let mut lifted = *self;
+                lifted.sides[0] ^= bit;
+                toggle(&mut lifted.kinds, kind, bit);
+                if kind != LION && kind != HEN {
+                    let mut p = lifted;
+                    p.hands += 1 << hand_shift(HAND_OF_KIND[kind]);
                     visit(p);
-                    for hk in HandKind::ALL {
-                        if self.hands[0][hk.index()] == 0 {
-                            continue;
-                        }
-                        let mut q = p;
-                        q.hands[0][hk.index()] -= 1;
-                        q.cells[to.index()] = Cell::new(Owner::Them, hk.kind());
-                        visit(q);
-                        if hk == HandKind::Chick {
-                            q.cells[to.index()] = Cell::new(Owner::Them, Kind::Hen);
+                }
+                // The kinds the piece may have had before its step, with the squares it may have come from: a chick
+                // on the far rank was dropped there, a hen there may have been a chick one step below.
+                let far = bit & FAR_RANK != 0;
+                let origins: [(usize, u16); 2] = match kind {
+                    CHICK if far => [(CHICK, 0), (CHICK, 0)],
+                    HEN if far => [
+                        (HEN, STEPS[1][HEN][to.index()]),
+                        (CHICK, STEPS[1][CHICK][to.index()]),
+                    ],
+                    _ => [(kind, STEPS[1][kind][to.index()]), (kind, 0)],
+                };
+                for (before, from_set) in origins {
+                    for from in squares(from_set & !occupied) {
+                        let mut p = lifted;
+                        p.sides[0] |= from.bit();
+                        toggle(&mut p.kinds, before, from.bit());
+                        visit(p);
+                        for hk in HandKind::ALL {
+                            if self.hand(Owner::Us, hk) == 0 {
+                                continue;
+                            }
+                            let mut q = p;
+                            q.hands -= 1 << hand_shift(hk.index());
+                            q.sides[1] |= bit;
+                            let back = hk.kind() as usize;
+                            toggle(&mut q.kinds, back, bit);
                             visit(q);
+                            if hk == HandKind::Chick {
+                                q.kinds[CHICK] ^= bit;
+                                q.kinds[HEN] |= bit;
+                                visit(q);
+                            }
                         }
                     }
                 }
@@ -496,6 +715,62 @@ pub(crate) mod tests {
         }
     }
 
+    fn swap_owner(cell: Cell) -> Cell {
+        match cell.piece() {
+            None => cell,
+            Some((owner, kind)) => Cell::new(owner.other(), kind),
+        }
+    }
+
+    /// The attacks of a side as the union of the step tables of its pieces, square by square.
+    fn attacks_by_steps(b: &Board, owner: Owner) -> u16 {
+        let mut set = 0;
+        for sq in Square::ALL {
+            if let Some((o, kind)) = b.cell(sq).piece()
+                && o == owner
+            {
+                set |= STEPS[owner as usize][kind as usize][sq.index()];
+            }
+        }
+        set
+    }
+
+    #[test]
+    fn attack_sets_agree_with_the_step_tables() {
+        let mut rng = Rng(99);
+        for _ in 0..20_000 {
+            let b = random_board(&mut rng);
+            for owner in [Owner::Us, Owner::Them] {
+                assert_eq!(b.attacks(owner), attacks_by_steps(&b, owner), "{b:?}");
+                for target in Square::ALL {
+                    let expected = squares(b.occupied(owner))
+                        .filter(|&sq| {
+                            let kind = b.cell(sq).piece().unwrap().1;
+                            STEPS[owner as usize][kind as usize][sq.index()] & target.bit() != 0
+                        })
+                        .fold(0, |set, sq| set | sq.bit());
+                    assert_eq!(b.attackers(owner, target), expected);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn children_are_the_moves_played() {
+        let mut rng = Rng(3);
+        for _ in 0..20_000 {
+            let b = random_board(&mut rng);
+            let mut played = Vec::new();
+            b.moves(|m| played.push(b.play(m)));
+            let mut children = Vec::new();
+            b.children(|c, lion| children.push((c, lion)));
+            let key = |x: &(Board, bool)| format!("{x:?}");
+            played.sort_by_key(key);
+            children.sort_by_key(key);
+            assert_eq!(played, children);
+        }
+    }
+
     #[test]
     fn flip_and_mirror_are_involutions() {
         let mut rng = Rng(7);
@@ -504,9 +779,17 @@ pub(crate) mod tests {
             assert_eq!(b.flip().flip(), b);
             assert_eq!(b.mirror().mirror(), b);
             assert_eq!(
-                Board::from_parts(b.flip().cells, b.flip().hands),
+                Board::from_parts(b.flip().cells(), b.flip().hands()),
                 Ok(b.flip())
             );
+            assert_eq!(
+                Board::from_parts(b.mirror().cells(), b.mirror().hands()),
+                Ok(b.mirror())
+            );
+            for sq in Square::ALL {
+                assert_eq!(b.flip().cell(sq.rotate()), swap_owner(b.cell(sq)));
+                assert_eq!(b.mirror().cell(sq.mirror()), b.cell(sq));
+            }
         }
     }
 }

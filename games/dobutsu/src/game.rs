@@ -49,6 +49,14 @@ impl DobutsuGame {
         }
     }
 
+    /// The sub-game with `material` giraffes, elephants and chicks (at most two each) besides the lions: the same
+    /// rules on fewer pieces, small enough to check the engine by brute force.
+    pub fn for_material(material: [u8; 3]) -> DobutsuGame {
+        DobutsuGame {
+            indexer: Indexer::for_material(material),
+        }
+    }
+
     pub fn indexer(&self) -> &Indexer {
         &self.indexer
     }
@@ -73,14 +81,20 @@ impl Game for DobutsuGame {
         let mut targets = [0 as Index; MAX_MOVES];
         let mut count = 0;
         let mut left_out = false;
-        board.moves(|m| {
-            let after = board.play(m).0.flip();
+        // No move captures the lion or wins by a try here (the position would be won in 1).
+        board.children(|after, _| {
+            let after = after.flip();
+            // The test for a win in 1 first: it is cheaper than encoding, and true for many of the moves.
+            if after.has_winning_move() {
+                left_out = true;
+                return;
+            }
             match self.indexer.encode(&after) {
-                Some(target) if !after.has_winning_move() => {
+                Some(target) => {
                     targets[count] = target;
                     count += 1;
                 }
-                _ => left_out = true,
+                None => left_out = true,
             }
         });
         if count == 0 && left_out {

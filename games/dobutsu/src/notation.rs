@@ -14,6 +14,7 @@ use std::fmt;
 use thiserror::Error;
 
 use crate::board::{Board, BoardMove, Cell, MaterialError, Owner};
+use crate::index::FULL_MATERIAL;
 use crate::types::{HandKind, Kind, Side, Square};
 
 /// A position: a board and who is to move. The board is kept from the point of view of the player to move.
@@ -266,6 +267,15 @@ impl std::str::FromStr for Position {
         if text == "startpos" {
             return Ok(Position::startpos());
         }
+        Position::parse_with(text, FULL_MATERIAL)
+    }
+}
+
+impl Position {
+    /// Parses a position of the sub-game with `material` giraffes, elephants and chicks besides the lions (the
+    /// game's own is [`FULL_MATERIAL`]; `str::parse` asks for it). `startpos` is not accepted here.
+    pub fn parse_with(text: &str, material: [u8; 3]) -> Result<Position, NotationError> {
+        let text = text.trim();
         let fields: Vec<&str> = text.split_whitespace().collect();
         if fields.len() != 3 {
             return Err(NotationError::FieldCount(fields.len()));
@@ -328,7 +338,7 @@ impl std::str::FromStr for Position {
                 *count = count.saturating_add(1);
             }
         }
-        let sente_view = Board::from_parts(cells, hands)?;
+        let sente_view = Board::from_parts_with(cells, hands, material)?;
         let board = if turn == Side::Sente {
             sente_view
         } else {
