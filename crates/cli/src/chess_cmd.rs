@@ -1,19 +1,21 @@
 //! Chess endgame tables on disk: `retro generate chess`, and the chess functions of `probe`, `info` and `verify`.
 //!
 //! A chess table is named by its canonical material (`KQvKR`, stronger side first) and stored as `DIR/chess/NAME.*`.
-//! Its index is that of [`retro_chess::TableIndex`]: side to move, king pair, then the other pieces. Generating a
-//! material builds first the tables its captures and promotions lead to, unless they are already in the directory,
-//! each once; tables of this run are kept in memory for the exits of the next ones.
+//! Its index is that of [`retro_chess::TableIndex`]: side to move, king pair, then the other pieces; a symmetric
+//! material (`KRvKR`) stores White to move only, as one side to move. Generating a material builds first the tables
+//! its captures and promotions lead to, unless they are already in the directory, each once; tables of this run are
+//! kept in memory for the exits of the next ones. Positions with en-passant rights are solved with the table (see
+//! [`retro_chess::ep`]) but not written: a probe searches their moves.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use retro_chess::analysis::analyse;
+use retro_chess::analysis::{analyse, value_of};
 use retro_chess::{ChessGame, DenseValues, Material, Position, TableIndex, TableSet};
 use retro_engine::{Index, PlayConvention, Value};
 use retro_probe::format::{FileKind, table_path};
@@ -27,6 +29,18 @@ use crate::tables::{self, open_table};
 /// Identifies the index layout in the table's parameters, so that a reader can refuse tables of another layout.
 const INDEX_LAYOUT: &str = "retro-chess-1: side to move, king pair (462 without pawns, left-right mirror with \
                             pawns), piece groups as combinations of 62 squares (48 for pawns)";
+
+/// What a symmetric material's layout adds to [`INDEX_LAYOUT`] (tables written before it stored both sides).
+const WHITE_ONLY_LAYOUT: &str = "; symmetric material: White to move only";
+
+/// The index layout of a material's table.
+fn index_layout(material: Material) -> String {
+    if material.is_symmetric() {
+        format!("{INDEX_LAYOUT}{WHITE_ONLY_LAYOUT}")
+    } else {
+        INDEX_LAYOUT.to_string()
+    }
+}
 
 #[derive(Args, Debug)]
 pub struct GenerateChessArgs {
@@ -62,11 +76,11 @@ fn load_dense(tables: &Tables, material: Material) -> Result<DenseValues> {
 
 fn check_layout(table: &Table) -> Result<()> {
     let path = table.distance_file().path().display().to_string();
+    let material = parse_material(&table.meta().name)?;
     match table.meta().param("index") {
-        Some(layout) if layout == INDEX_LAYOUT => {}
+        Some(layout) if layout == index_layout(material) => {}
         _ => bail!("{path}: not a chess table of this version's index layout"),
     }
-    let material = parse_material(&table.meta().name)?;
     if TableIndex::new(material).size() != table.size() {
         bail!(
             "{path}: the table has {} indices, its material {} has {}",
@@ -88,17 +102,9 @@ pub fn generate(args: &GenerateChessArgs) -> Result<()> {
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;
     let disk = tables::open_tables(&args.out)?;
-    let mut skipped = Vec::new();
     // Every table to build or find, each once, each after the tables it exits into.
     let mut order: Vec<Material> = Vec::new();
     for &target in &targets {
-        if target.both_sides_have_pawns() {
-            if args.all.is_some() {
-                skipped.push(target);
-                continue;
-            }
-            bail!("{}", retro_chess::GameError::EnPassant(target));
-        }
         for m in target.dependency_order() {
             if !order.contains(&m) {
                 order.push(m);
@@ -130,11 +136,6 @@ pub fn generate(args: &GenerateChessArgs) -> Result<()> {
         }
         Ok(())
     })??;
-    for m in skipped {
-        println!(
-            "chess {m}: skipped: both sides have pawns (en passant tables are not supported yet)"
-        );
-    }
     Ok(())
 }
 
@@ -155,38 +156,54 @@ fn build(
         Some(&out.join(WORK_DIR)),
     )?;
     let solved_at = start.elapsed();
-    let half = solution.size() / 2;
+    // The table is the index's positions; the positions with en-passant rights solved after them are not stored.
+    let index = game.index();
     let spec = TableSpec {
         game: "chess",
         name: &name,
         params: vec![
             ("material".into(), name.clone()),
-            ("index".into(), INDEX_LAYOUT.into()),
+            ("index".into(), index_layout(material)),
         ],
-        sides: 2,
-        side_of: |i: Index| u8::from(i >= half),
-        size: solution.size(),
+        sides: index.sides() as u8,
+        side_of: |i: Index| u8::from(index.turn_of(i) == retro_chess::Color::Black),
+        size: index.size(),
         payload: &[],
-        options: WriteOptions::default(),
+        // WDL blocks of 2^22 values (1 MiB decompressed): a 4-man table is one block, which compresses better than
+        // two (KRvKR: 41.1 KB with 2^20, 37.6 KB with 2^22; Syzygy's is 12.9 KB).
+        options: WriteOptions {
+            wdl_block_values: 1 << 22,
+            ..WriteOptions::default()
+        },
     };
     let written = write_table(out, &spec, |i| solution.value(i))?;
-    let stats = solution.stats();
     let total = written.meta.total();
+    let longest = [total.longest_win, total.longest_loss]
+        .into_iter()
+        .flatten()
+        .max()
+        .unwrap_or(0);
+    let positions = written.meta.index_size - written.meta.holes;
+    let ep = game.ep_index().len();
+    let ep_note = if ep > 0 {
+        format!(" (and {ep} with en-passant rights, solved, not stored)")
+    } else {
+        String::new()
+    };
     println!(
-        "chess {name}: {} indices, {} positions ({:.3} indices per position): {} win, {} draw, {} loss; \
-         longest {} plies; solved in {:.2} s ({:.2} M indices/s), written in {:.2} s",
-        solution.size(),
-        stats.positions,
-        solution.size() as f64 / stats.positions.max(1) as f64,
+        "chess {name}: {} indices, {positions} positions{ep_note} ({:.3} indices per position): {} win, {} draw, \
+         {} loss; longest {} plies; solved in {:.2} s ({:.2} M indices/s), written in {:.2} s",
+        index.size(),
+        index.size() as f64 / positions.max(1) as f64,
         total.wins,
         total.draws,
         total.losses,
-        stats.max_plies,
+        longest,
         solved_at.as_secs_f64(),
         solution.size() as f64 / solved_at.as_secs_f64().max(1e-9) / 1e6,
         (start.elapsed() - solved_at).as_secs_f64()
     );
-    tables::print_written(&written, stats.positions);
+    tables::print_written(&written, positions);
     Ok(solution)
 }
 
@@ -317,7 +334,10 @@ fn asked_table(tables: &Tables, name: &str) -> Result<(Arc<Table>, Material, boo
 
 /// `retro info --tables DIR chess MATERIAL`: counts per side to move, "white" being the side written first as asked.
 pub fn info(tables: &Tables, name: &str, as_json: bool) -> Result<()> {
-    let (table, _, same) = asked_table(tables, name)?;
+    let (table, material, same) = asked_table(tables, name)?;
+    if material.is_symmetric() {
+        return info_symmetric(&table, as_json);
+    }
     let half = table.size() / 2;
     let sides: &[&str] = if same {
         &["white", "black"]
@@ -327,12 +347,41 @@ pub fn info(tables: &Tables, name: &str, as_json: bool) -> Result<()> {
     tables::print_info(&table, as_json, sides, |i| usize::from(i >= half))
 }
 
+/// `info` for a symmetric material, whose table stores White to move only: Black to move is the same set of
+/// positions with the colours exchanged, so its counts, longest distances and histogram are White's.
+fn info_symmetric(table: &Table, as_json: bool) -> Result<()> {
+    let white_only = |_: Index| 0;
+    if !as_json {
+        tables::print_info(table, false, &["white"], white_only)?;
+        println!(
+            "black      the same as white (symmetric material: the table stores White to move only)"
+        );
+        return Ok(());
+    }
+    let mut fields = tables::info_fields(table, &["white"], white_only)?;
+    black_as_white(&mut fields)?;
+    tables::print_object(&fields);
+    Ok(())
+}
+
+/// Gives the per-side fields of `info --json` (`counts`, `longest`, `histogram`), computed for White alone, a
+/// `black` entry equal to White's.
+fn black_as_white(fields: &mut [(String, String)]) -> Result<()> {
+    for (key, value) in fields {
+        if matches!(key.as_str(), "counts" | "longest" | "histogram") {
+            let white = value
+                .strip_prefix("{\"white\":")
+                .and_then(|v| v.strip_suffix('}'))
+                .with_context(|| format!("unexpected {key} field {value}"))?;
+            *value = format!("{{\"white\":{white},\"black\":{white}}}");
+        }
+    }
+    Ok(())
+}
+
 /// The chess part of `retro verify`: the certificate, with exits read from the sub-tables in the same directory.
 pub fn verify(tables: &Tables, name: &str) -> Result<u64> {
     let (table, material, _) = asked_table(tables, name)?;
-    if material.both_sides_have_pawns() {
-        bail!("{}", retro_chess::GameError::EnPassant(material));
-    }
     let mut set = TableSet::new();
     for needed in material.successors() {
         if needed != Material::KVK {
@@ -341,10 +390,120 @@ pub fn verify(tables: &Tables, name: &str) -> Result<u64> {
     }
     let game = ChessGame::new(material, &set)?;
     let index = game.index().clone();
-    tables::certify_table(&table, &game, PlayConvention::Normal, |i| {
-        match index.position(i) {
-            Some(pos) => format!("position {}", pos.fen()),
-            None => format!("hole {i}"),
+    let describe = |i: Index| match game.position(i) {
+        Some(pos) => format!("position {}", pos.fen()),
+        None => format!("hole {i}"),
+    };
+    if game.ep_index().is_empty() {
+        return tables::certify_table(&table, &game, PlayConvention::Normal, describe);
+    }
+    // The positions with en-passant rights are not in the file: each is valued from its moves, looked up in the
+    // table itself and its sub-tables, and the certificate checks every stored position against them.
+    let mut own = TableSet::new();
+    own.insert(
+        material,
+        Box::new(
+            DenseValues::read(&table).with_context(|| format!("table {material} is damaged"))?,
+        ),
+    );
+    for needed in material.successors() {
+        if needed != Material::KVK {
+            own.insert(needed, Box::new(load_dense(tables, needed)?));
         }
+    }
+    let stored = index.size();
+    let lookup = |pos: &Position| {
+        own.probe(pos)
+            .with_context(|| format!("no value for {}", pos.fen()))
+    };
+    let values = |i: Index| {
+        if i < stored {
+            tables::value_at(&table, i)
+        } else {
+            let pos = game
+                .position(i)
+                .expect("the en-passant region has no holes");
+            value_of(&pos, &lookup).map(Some)
+        }
+    };
+    certify_with(&table, &game, values, describe)
+}
+
+/// [`retro_engine::certify`] over a game larger than its table (values beyond the table come from `values` too),
+/// keeping the first read error to report instead of the certificate's verdict.
+fn certify_with(
+    table: &Table,
+    game: &ChessGame<'_>,
+    values: impl Fn(Index) -> Result<Option<Value>> + Sync,
+    describe: impl Fn(Index) -> String,
+) -> Result<u64> {
+    let read_error = Mutex::new(None);
+    let result = retro_engine::certify(game, PlayConvention::Normal, |i| match values(i) {
+        Ok(v) => v,
+        Err(e) => {
+            read_error
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .get_or_insert(e);
+            None
+        }
+    });
+    if let Some(e) = read_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        return Err(e);
+    }
+    result.map_err(|bad| {
+        anyhow::anyhow!(
+            "{}: inconsistent: {} (index {}) is stored as {} but its moves give {}",
+            table.distance_file().path().display(),
+            describe(bad.index),
+            bad.index,
+            bad.stored,
+            bad.expected
+        )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shipped() -> Tables {
+        tables::open_tables(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tablebases/chess"))
+            .unwrap()
+    }
+
+    fn field<'a>(fields: &'a [(String, String)], key: &str) -> &'a str {
+        &fields.iter().find(|(k, _)| k == key).unwrap().1
+    }
+
+    #[test]
+    fn a_symmetric_table_reports_black_as_white() {
+        // KRvKR stores White to move only; the reference statistics count 392459 wins, 946389 draws and 9058 losses
+        // for each side to move (see games/chess/tests/reference.rs).
+        let (table, material, same) = asked_table(&shipped(), "KRvKR").unwrap();
+        assert!(material.is_symmetric() && same);
+        assert_eq!(table.meta().sides.len(), 1);
+        let mut fields = tables::info_fields(&table, &["white"], |_| 0).unwrap();
+        black_as_white(&mut fields).unwrap();
+        let side = r#"{"win":392459,"draw":946389,"loss":9058}"#;
+        assert_eq!(
+            field(&fields, "counts"),
+            format!(r#"{{"white":{side},"black":{side}}}"#)
+        );
+        assert!(field(&fields, "longest").contains(r#""black":{"win":37,"loss":38}"#));
+        let histogram = field(&fields, "histogram");
+        assert!(histogram.starts_with(r#"{"white":{"win":[[1,4454],"#));
+        assert!(histogram.contains(r#","black":{"win":[[1,4454],"#));
+    }
+
+    #[test]
+    fn symmetric_tables_have_their_own_layout_and_side_fields() {
+        assert_eq!(
+            index_layout(Material::parse("KQvKR").unwrap()),
+            INDEX_LAYOUT
+        );
+        assert!(index_layout(Material::parse("KPvKP").unwrap()).ends_with(WHITE_ONLY_LAYOUT));
+        let mut fields = vec![("counts".to_string(), "{\"black\":{}}".to_string())];
+        assert!(black_as_white(&mut fields).is_err());
+    }
 }

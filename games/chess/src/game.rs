@@ -11,11 +11,15 @@
 //! canonical placement has an un-move into the orbit of `p`, so the two lists agree.
 //!
 //! En passant: the tables store positions without en-passant rights. A double push that gives the opponent a legal
-//! en-passant capture reaches a position with those rights, which is not in the table; such materials (both sides
-//! with pawns) are refused by [`ChessGame::new`] for now, see [`GameError::EnPassant`].
+//! en-passant capture reaches a position with those rights, whose value differs from the same placement without
+//! them; the game numbers such positions after the table's indices (the [`EpIndex`] region, empty unless both sides
+//! have pawns). Their moves are the ordinary ones plus the en-passant capture (an exit); their one un-move is the
+//! double push, from the placement without rights or from any of its twins with rights. Only the table's own
+//! indices, `0..index().size()`, are written to its files.
 
 use retro_game::{Game, Index, Move, Node, Value};
 
+use crate::ep::EpIndex;
 use crate::index::TableIndex;
 use crate::material::Material;
 use crate::position::{ChessMove, Position};
@@ -53,16 +57,13 @@ enum ExitTable<'a> {
 pub enum GameError {
     #[error("table {needed} is needed by {table} but is not available")]
     MissingTable { table: Material, needed: Material },
-    #[error(
-        "{0}: both sides have pawns, so en passant can arise; such tables are not supported yet (positions with \
-         en-passant rights would need indices of their own)"
-    )]
-    EnPassant(Material),
 }
 
 /// The table of one material, ready to be solved or checked.
 pub struct ChessGame<'a> {
     index: TableIndex,
+    /// The positions with en-passant rights, numbered from `index.size()` on.
+    ep: EpIndex,
     max_moves: u64,
     /// The table each converting move exits into, by mover, role taken (`Role::King` for none) and promotion
     /// (`Role::Pawn` for none), found once here rather than for every move.
@@ -75,9 +76,6 @@ impl<'a> ChessGame<'a> {
     /// The table of `material` (any orientation; it is taken canonically), whose exits look into `sub`.
     pub fn new<S: SubTables>(material: Material, sub: &'a S) -> Result<ChessGame<'a>, GameError> {
         let material = material.canonical();
-        if material.both_sides_have_pawns() {
-            return Err(GameError::EnPassant(material));
-        }
         for needed in material.successors() {
             if needed != Material::KVK && !sub.has(needed) {
                 return Err(GameError::MissingTable {
@@ -134,11 +132,15 @@ impl<'a> ChessGame<'a> {
                 }
             }
         }
+        let index = TableIndex::new(material);
         Ok(ChessGame {
-            index: TableIndex::new(material),
+            ep: EpIndex::new(&index),
+            index,
             max_moves,
             exits,
-            quick: !material.both_sides_have_pawns(),
+            // Not with en passant (a double push may reach the en-passant region), nor for a symmetric material,
+            // whose Black-to-move targets are numbered through the colour flip, which changes the king pair.
+            quick: !material.both_sides_have_pawns() && !material.is_symmetric(),
         })
     }
 
@@ -148,6 +150,43 @@ impl<'a> ChessGame<'a> {
 
     pub fn material(&self) -> Material {
         self.index.material()
+    }
+
+    /// The positions with en-passant rights, numbered after the table's indices (not stored in the table).
+    pub fn ep_index(&self) -> &EpIndex {
+        &self.ep
+    }
+
+    /// The position at any index of the game: a table position, or one of the en-passant region; `None` for a hole.
+    #[inline]
+    pub fn position(&self, index: Index) -> Option<Position> {
+        let table = self.index.size();
+        if index < table {
+            self.index.position(index)
+        } else {
+            Some(self.ep.position(&self.index, index - table))
+        }
+    }
+
+    /// The index of a legal position of this material (White the first side), with or without en-passant rights.
+    #[inline]
+    pub fn encode(&self, pos: &Position) -> Index {
+        if pos.ep_square().is_some() {
+            self.index.size() + self.ep.encode(&self.index, pos)
+        } else {
+            self.index.encode_oriented(pos)
+        }
+    }
+
+    /// Visits the index of `before`, a predecessor without en-passant rights, and of each of its twins with them:
+    /// a move made from the placement is made from the twins too.
+    #[inline]
+    fn visit_predecessor(&self, before: &Position, mut visit: impl FnMut(Index)) {
+        visit(self.index.encode_oriented(before));
+        if !self.ep.is_empty() {
+            let table = self.index.size();
+            before.visit_with_ep_rights(|with| visit(table + self.ep.encode(&self.index, &with)));
+        }
     }
 
     /// The value of the position a converting move of `pos` reaches.
@@ -220,7 +259,7 @@ fn visit_distinct<F: FnMut(Index)>(list: &mut [Index], mut visit: F) {
 
 impl Game for ChessGame<'_> {
     fn size(&self) -> Index {
-        self.index.size()
+        self.index.size() + self.ep.len()
     }
 
     fn max_moves(&self) -> u64 {
@@ -232,7 +271,7 @@ impl Game for ChessGame<'_> {
     /// (they are not both on the long diagonal), the moves of the other pieces keep the king pair and reach distinct
     /// canonical placements, so only king moves need looking for twins.
     fn expand<F: FnMut(Move)>(&self, index: Index, mut visit: F) -> Node {
-        let Some(pos) = self.index.position(index) else {
+        let Some(pos) = self.position(index) else {
             return Node::Hole;
         };
         let quick = self.quick
@@ -254,17 +293,14 @@ impl Game for ChessGame<'_> {
                 targets[n_others] = self.index.after_quiet_move(&digits, us, m.role, squares);
                 n_others += 1;
             } else {
-                let after = if quick {
-                    pos.after_quiet(m.role, m.from, m.to)
-                } else {
-                    pos.play(&m)
-                };
-                debug_assert!(
-                    after.ep_square().is_none(),
-                    "en passant in a table without pawns on both sides"
-                );
                 n_kings += 1;
-                targets[QUIET_CAPACITY - n_kings] = self.index.encode_oriented(&after);
+                targets[QUIET_CAPACITY - n_kings] = if quick {
+                    self.index
+                        .encode_oriented(&pos.after_quiet(m.role, m.from, m.to))
+                } else {
+                    // A double push may reach the en-passant region.
+                    self.encode(&pos.play(&m))
+                };
             }
         });
         if !any {
@@ -290,7 +326,7 @@ impl Game for ChessGame<'_> {
 
     /// The predecessors of a position, folded like [`expand`](Game::expand)'s targets.
     fn unmoves<F: FnMut(Index)>(&self, index: Index, mut visit: F) {
-        let Some(pos) = self.index.position(index) else {
+        let Some(pos) = self.position(index) else {
             return;
         };
         let quick = self.quick
@@ -300,21 +336,39 @@ impl Game for ChessGame<'_> {
         let mover = pos.turn().other();
         let mover_king = pos.king(mover);
         let digits = self.index.digits(index, &pos);
-        // Quiet moves of other men from the front, the rest from the back: one array, zeroed once.
+        // Quiet moves of other men from the front, the rest from the back: one array, zeroed once. Without the quick
+        // path each predecessor comes with its twins with en-passant rights, at most one per pawn of the side to move
+        // here: up to 6 men, under 8 + 27 + 27 + 2 = 64 predecessors with one twin (one such pawn), or 37 with two,
+        // which the capacity holds.
         let mut targets = [0 as Index; QUIET_CAPACITY];
         let (mut n_others, mut n_kings) = (0, 0);
-        pos.unmoves(|before| {
-            if quick && before.king(mover) == mover_king {
-                let role = pos.moved_role(&before);
-                targets[n_others] =
-                    self.index
-                        .after_quiet_move(&digits, mover, role, before.by_piece(mover, role));
-                n_others += 1;
-            } else {
-                n_kings += 1;
-                targets[QUIET_CAPACITY - n_kings] = self.index.encode_oriented(&before);
+        if pos.ep_square().is_some() {
+            // Rights come only from the double push that was just played (never on the quick path).
+            if let Some(before) = pos.undo_double_push() {
+                self.visit_predecessor(&before, |i| {
+                    n_kings += 1;
+                    targets[QUIET_CAPACITY - n_kings] = i;
+                });
             }
-        });
+        } else {
+            pos.unmoves(|before| {
+                if quick && before.king(mover) == mover_king {
+                    let role = pos.moved_role(&before);
+                    targets[n_others] = self.index.after_quiet_move(
+                        &digits,
+                        mover,
+                        role,
+                        before.by_piece(mover, role),
+                    );
+                    n_others += 1;
+                } else {
+                    self.visit_predecessor(&before, |i| {
+                        n_kings += 1;
+                        targets[QUIET_CAPACITY - n_kings] = i;
+                    });
+                }
+            });
+        }
         let (others, rest) = targets.split_at_mut(n_others);
         let kings = &mut rest[QUIET_CAPACITY - n_others - n_kings..];
         for &source in others.iter() {
@@ -385,11 +439,15 @@ impl TableSet {
             .map(|(i, v)| (i, v.as_ref()))
     }
 
-    /// The value of any legal position whose table is held (KvK is always a draw).
+    /// The value of any legal position whose table is held (KvK is always a draw). A position with en-passant rights
+    /// is valued from its moves (see [`crate::analysis::value_of`]).
     pub fn probe(&self, pos: &Position) -> Option<Value> {
         let material = Material::of(pos);
         if material == Material::KVK {
             return Some(Value::DRAW);
+        }
+        if pos.ep_square().is_some() {
+            return crate::analysis::value_of(pos, &|p: &Position| self.probe(p).ok_or(())).ok();
         }
         let (index, values) = self.get(material)?;
         values.value(index.encode(pos)?)
@@ -407,5 +465,141 @@ impl SubTables for TableSet {
 
     fn table(&self, material: Material) -> Option<(&TableIndex, &dyn Values)> {
         self.get(material)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Values that call every exit a draw: enough to check how the table's own indices connect.
+    struct Draws;
+
+    impl Values for Draws {
+        fn value(&self, _: Index) -> Option<Value> {
+            Some(Value::DRAW)
+        }
+    }
+
+    /// Every table `material` exits into, all draws.
+    fn all_draws(material: Material) -> TableSet {
+        let mut set = TableSet::new();
+        for needed in material.canonical().successors() {
+            if needed != Material::KVK {
+                set.insert(needed, Box::new(Draws));
+            }
+        }
+        set
+    }
+
+    fn targets(game: &ChessGame<'_>, i: Index) -> (Node, Vec<Index>) {
+        let mut out = Vec::new();
+        let node = game.expand(i, |m| {
+            if let Move::To(j) = m {
+                out.push(j);
+            }
+        });
+        (node, out)
+    }
+
+    fn sources(game: &ChessGame<'_>, i: Index) -> Vec<Index> {
+        let mut out = Vec::new();
+        game.unmoves(i, |j| out.push(j));
+        out
+    }
+
+    /// The engine's contract at `i`: `unmoves(q)` visits `p` exactly as often as `expand(p)` visits `To(q)`,
+    /// checked from `i` in both directions; holes are visited by neither. Returns the number of moves checked.
+    fn check_contract(game: &ChessGame<'_>, i: Index) -> usize {
+        let count = |list: &[Index], x: Index| list.iter().filter(|&&y| y == x).count();
+        let (node, forward) = targets(game, i);
+        let backward = sources(game, i);
+        if node == Node::Hole {
+            assert!(forward.is_empty() && backward.is_empty(), "hole {i}");
+            return 0;
+        }
+        for &q in &forward {
+            assert_eq!(
+                count(&sources(game, q), i),
+                count(&forward, q),
+                "{i} -> {q}: {} -> {}",
+                game.position(i).unwrap().fen(),
+                game.position(q).unwrap().fen()
+            );
+        }
+        for &p in &backward {
+            let (node, moves) = targets(game, p);
+            assert_eq!(node, Node::Playable, "predecessor {p} of {i}");
+            assert_eq!(
+                count(&moves, i),
+                count(&backward, p),
+                "{p} -> {i}: {} -> {}",
+                game.position(p).unwrap().fen(),
+                game.position(i).unwrap().fen()
+            );
+        }
+        forward.len() + backward.len()
+    }
+
+    #[test]
+    fn moves_and_unmoves_agree_with_multiplicities_including_en_passant() {
+        for (name, step) in [
+            ("KPvKP", 97),
+            ("KRvKR", 101),
+            ("KPvK", 13),
+            ("KPPvKP", 100_003),
+            ("KRPvKP", 200_003),
+        ] {
+            let material = Material::parse(name).unwrap();
+            let set = all_draws(material);
+            let game = ChessGame::new(material, &set).unwrap();
+            let table = game.index().size();
+            let mut checked = 0;
+            for i in (0..table).step_by(step) {
+                checked += check_contract(&game, i);
+            }
+            // The en-passant region, where the rules differ: every position of KPvKP, a sample of the others.
+            let ep = game.ep_index().len();
+            assert_eq!(ep == 0, name == "KRvKR" || name == "KPvK", "{name}");
+            let ep_step = if name == "KPvKP" { 1 } else { 37 };
+            for n in (0..ep).step_by(ep_step) {
+                checked += check_contract(&game, table + n);
+            }
+            assert!(checked > 0, "{name}");
+        }
+    }
+
+    #[test]
+    fn every_material_of_up_to_five_men_can_be_set_up() {
+        // What `retro generate chess --all 5` builds: pawns on both sides included.
+        for men in 3..=5 {
+            for material in Material::all_with_men(men) {
+                let set = all_draws(material);
+                let game = ChessGame::new(material, &set).unwrap();
+                assert_eq!(
+                    game.ep_index().is_empty(),
+                    !material.both_sides_have_pawns(),
+                    "{material}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn symmetric_materials_number_white_to_move_only() {
+        let material = Material::parse("KRvKR").unwrap();
+        let set = all_draws(material);
+        let krkr = ChessGame::new(material, &set).unwrap();
+        let krk = TableIndex::new(Material::parse("KRvK").unwrap());
+        // 462 king pairs, 62 squares for each rook, White to move only.
+        assert_eq!(krkr.size(), 462 * 62 * 62);
+        assert_eq!(krk.size(), 2 * 462 * 62);
+        let pos = Position::from_fen("8/8/8/8/8/2k5/8/r1R1K3 b - - 0 1").unwrap();
+        let i = krkr.index().encode(&pos).unwrap();
+        assert_eq!(krkr.index().encode(&pos.color_flipped()), Some(i));
+        let stored = krkr.position(i).unwrap();
+        assert_eq!(stored.turn(), Color::White);
+        assert_eq!(Material::of(&stored), Material::of(&pos));
+        assert_eq!(krkr.index().encode(&stored), Some(i));
     }
 }

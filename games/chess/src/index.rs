@@ -1,7 +1,8 @@
 //! The dense index of one material: every legal position up to symmetry gets one number in `0..size`.
 //!
-//! Layout, from the most significant digit down: side to move (2), king pair, then one digit per group of identical
-//! pieces (White's strongest first, then Black's). The two kings take one of the king-pair placements that are
+//! Layout, from the most significant digit down: side to move (2; 1 for a symmetric material such as `KRvKR`, whose
+//! Black-to-move positions are numbered as their colour-flipped White-to-move images), king pair, then one digit per
+//! group of identical pieces (White's strongest first, then Black's). The two kings take one of the king-pair placements that are
 //! canonical under the board's symmetries: without pawns, White's king in the triangle a1–d1–d4 and, when it stands
 //! on the a1–h8 diagonal, Black's king on or below it (462 pairs); with pawns, White's king on files a–d (left–right
 //! mirror only). A group of `k` identical pieces is a combination of `k` squares, counted once: pieces range over
@@ -162,6 +163,9 @@ pub struct TableIndex {
     /// Product of the group radices: positions per king pair and side to move.
     per_pair: u64,
     half: u64,
+    /// A symmetric material (`KRvKR`) stores White to move only: a Black-to-move position is numbered as its
+    /// colour-flipped image, which has the same value.
+    white_only: bool,
 }
 
 impl TableIndex {
@@ -255,6 +259,7 @@ impl TableIndex {
             raw_pairs,
             per_pair,
             half,
+            white_only: material.is_symmetric(),
         }
     }
 
@@ -264,12 +269,32 @@ impl TableIndex {
 
     /// Number of indices, holes included.
     pub fn size(&self) -> u64 {
-        2 * self.half
+        self.sides() * self.half
+    }
+
+    /// How many sides to move the index numbers: 2, or 1 for a symmetric material, whose indices are all White to
+    /// move (a Black-to-move position is encoded as its colour-flipped image).
+    pub fn sides(&self) -> u64 {
+        if self.white_only { 1 } else { 2 }
+    }
+
+    /// The side to move of an index.
+    pub fn turn_of(&self, index: u64) -> Color {
+        if index >= self.half {
+            Color::Black
+        } else {
+            Color::White
+        }
     }
 
     /// Number of canonical king pairs (462 without pawns).
     pub fn king_pairs(&self) -> usize {
         self.pairs.len()
+    }
+
+    /// The canonical king pair numbered `n` (below [`king_pairs`](Self::king_pairs)): (White king, Black king).
+    pub fn king_pair(&self, n: usize) -> (Square, Square) {
+        self.pairs[n]
     }
 
     /// The placement at `index`, in canonical orientation, or `Overlap` when two men would share a square. The
@@ -356,9 +381,13 @@ impl TableIndex {
     }
 
     /// The canonical index of a legal position whose White pieces are the first side of the material (as after a
-    /// quiet move inside the table): [`encode`](Self::encode) without the material check.
+    /// quiet move inside the table): [`encode`](Self::encode) without the material check. A Black-to-move position
+    /// of a symmetric material is numbered as its colour-flipped image.
     #[inline]
     pub fn encode_oriented(&self, pos: &Position) -> u64 {
+        if self.white_only && pos.turn() == Color::Black {
+            return self.encode_oriented(&pos.color_flipped());
+        }
         let wk = pos.king(Color::White);
         let bk = pos.king(Color::Black);
         let pair = self.raw_pairs[wk.index() * 64 + bk.index()];
@@ -506,10 +535,10 @@ mod tests {
                 for t in 0..transforms {
                     let image = pos.map_squares(|s| transform(t, s));
                     assert_eq!(index.encode(&image), Some(i), "{} image {t}", pos.fen());
-                    // A symmetric material (KPvKP) stores a position and its colour-flipped twin apart.
-                    if !index.material().is_symmetric() {
-                        assert_eq!(index.encode(&image.color_flipped()), Some(i));
-                    }
+                    // The colour-flipped twin is the same position with the sides' names exchanged: it is looked
+                    // up through the other orientation of the material, or, for a symmetric material, numbered
+                    // as the White-to-move image.
+                    assert_eq!(index.encode(&image.color_flipped()), Some(i));
                 }
             }
         }

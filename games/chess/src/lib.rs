@@ -7,6 +7,7 @@
 //! - [`position`]: a position, its legal moves and its un-moves, FEN;
 //! - [`material`]: which pieces each side has, canonical names, the tables a table depends on;
 //! - [`index`]: the dense, symmetry-folded numbering of a material's positions;
+//! - [`ep`]: the numbers of the positions with en-passant rights, which a table's solver needs but does not store;
 //! - [`game`]: one material's table as a [`retro_game::Game`], with exits into smaller tables;
 //! - [`analysis`]: a probed position's value, moves best first, and line to mate;
 //! - [`solve`]: solving a material and its dependency tree with the engine.
@@ -14,6 +15,7 @@
 pub mod analysis;
 pub mod attacks;
 pub mod dense;
+pub mod ep;
 pub mod game;
 pub mod index;
 pub mod material;

@@ -1,8 +1,9 @@
 //! A position: where the pieces stand and who is to move, with exact legal move generation and the un-moves that
 //! the retrograde engine walks backwards.
 //!
-//! There is no castling in endgame tables. En passant is kept only as the FEN's target square, for probing a position
-//! typed by a user; the tables themselves store positions without en-passant rights.
+//! There is no castling in endgame tables. En passant is kept as the target square, and only when the capture is
+//! legal: a position typed by a user may have it, and so do the positions of the solver's en-passant region (see
+//! [`crate::ep`]); the tables themselves store positions without en-passant rights.
 
 use std::fmt;
 
@@ -476,8 +477,8 @@ impl Position {
     /// move, from which a legal move that neither captures nor promotes reaches this one. Each predecessor is
     /// visited once per such move (a predecessor differs by exactly one piece, so each is reached by one move).
     ///
-    /// `double_push_allowed(p)` is asked about every un-double-push: a double push that gives the opponent an
-    /// en-passant capture does not reach this position (without en-passant rights) but its twin with them.
+    /// A double push that gives the opponent an en-passant capture does not reach this position (without en-passant
+    /// rights) but its twin with them, so it is left out here.
     pub fn unmoves<F: FnMut(Position)>(&self, mut visit: F) {
         let mover = self.turn.other();
         let victim = self.turn;
@@ -730,6 +731,7 @@ impl Position {
 
     /// The same position with the colours exchanged and the board turned top to bottom: White's pieces become Black's,
     /// and the other side is to move. Its value is the same.
+    #[inline]
     pub fn color_flipped(&self) -> Position {
         Position {
             by_color: [
@@ -766,5 +768,90 @@ impl fmt::Display for Position {
                 "Black"
             }
         )
+    }
+}
+
+/// En passant in the tables: a position with en-passant rights is numbered in a region of its own (see
+/// [`crate::ep`]); these are the steps between it and the placement without the rights.
+impl Position {
+    /// The direction a pawn of `color` advances, and the rank (0-based) of the square it passes over in a double push.
+    #[inline]
+    fn double_push_of(color: Color) -> (i8, u8) {
+        match color {
+            Color::White => (8, 2),
+            Color::Black => (-8, 5),
+        }
+    }
+
+    /// This placement with the en-passant square `ep`, as if a pawn of the side not to move had just advanced two
+    /// squares over `ep`: `Some` only when that pawn stands in front of `ep`, `ep` and the square behind it are
+    /// empty, and the side to move has a legal en-passant capture (positions whose rights cannot be used are the
+    /// positions without them).
+    pub fn with_ep_square(&self, ep: Square) -> Option<Position> {
+        let pusher = self.turn.other();
+        let (forward, ep_rank) = Position::double_push_of(pusher);
+        if ep.rank() != ep_rank {
+            return None;
+        }
+        let pawn = Square::new((ep.index() as i8 + forward) as u8);
+        let origin = Square::new((ep.index() as i8 - forward) as u8);
+        let occupied = self.occupied();
+        if !self.by_piece(pusher, Role::Pawn).contains(pawn)
+            || occupied.contains(ep)
+            || occupied.contains(origin)
+        {
+            return None;
+        }
+        let mut pos = *self;
+        pos.ep_square = Some(ep);
+        pos.has_legal_ep().then_some(pos)
+    }
+
+    /// Visits this placement with en-passant rights, once for each pawn of the side not to move that may just have
+    /// advanced two squares and that the side to move can legally take en passant (see
+    /// [`with_ep_square`](Self::with_ep_square)). The position itself must have no en-passant rights.
+    #[inline]
+    pub fn visit_with_ep_rights<F: FnMut(Position)>(&self, mut visit: F) {
+        debug_assert!(self.ep_square.is_none());
+        let pusher = self.turn.other();
+        let (forward, ep_rank) = Position::double_push_of(pusher);
+        let pushed_rank = (ep_rank as i8 + forward / 8) as u8;
+        let takers = self.by_piece(self.turn, Role::Pawn);
+        for pawn in self.by_piece(pusher, Role::Pawn) {
+            // A pawn that just advanced two squares stands beside a pawn that can take it: a cheap test first.
+            if pawn.rank() != pushed_rank
+                || (attacks::pawn(pusher, Square::new((pawn.index() as i8 - forward) as u8))
+                    & takers)
+                    .is_empty()
+            {
+                continue;
+            }
+            if let Some(with) =
+                self.with_ep_square(Square::new((pawn.index() as i8 - forward) as u8))
+            {
+                visit(with);
+            }
+        }
+    }
+
+    /// The position before the double push that gave this position its en-passant rights: the pawn back on its
+    /// starting square, the other side to move. `None` when the position has no en-passant rights, or when that
+    /// predecessor is illegal (the side not to move in it would be in check).
+    pub fn undo_double_push(&self) -> Option<Position> {
+        let ep = self.ep_square?;
+        let pusher = self.turn.other();
+        let (forward, _) = Position::double_push_of(pusher);
+        let pawn = Square::new((ep.index() as i8 + forward) as u8);
+        let origin = Square::new((ep.index() as i8 - forward) as u8);
+        let piece = Piece {
+            color: pusher,
+            role: Role::Pawn,
+        };
+        let mut before = *self;
+        before.ep_square = None;
+        before.remove(pawn, piece);
+        before.put(origin, piece);
+        before.turn = pusher;
+        (!before.in_check(pusher.other())).then_some(before)
     }
 }

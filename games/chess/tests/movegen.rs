@@ -171,3 +171,43 @@ fn bad_fens_get_clear_errors() {
     }
     assert!(Position::from_fen("8/8/8/8/8/8/8/K1k2R2 b - -").is_ok());
 }
+
+#[test]
+fn positions_with_en_passant_rights_agree_with_shakmaty() {
+    // The solver's en-passant region: every position of KPvKP, samples of five-man materials. Each has the moves
+    // shakmaty gives (the capture included), and its one un-move, the double push, leads back to it.
+    for (name, step) in [("KPvKP", 1), ("KPPvKP", 53), ("KRPvKP", 101), ("KQvKPP", 1)] {
+        let index = retro_chess::TableIndex::new(Material::parse(name).unwrap());
+        let ep = retro_chess::ep::EpIndex::new(&index);
+        assert!(!ep.is_empty() || name == "KQvKPP", "{name}");
+        let mut compared = 0;
+        for n in (0..ep.len()).step_by(step) {
+            let pos = ep.position(&index, n);
+            assert!(pos.ep_square().is_some());
+            assert!(
+                compare(&pos) > 0,
+                "{} has at least the en-passant capture",
+                pos.fen()
+            );
+            if let Some(before) = pos.undo_double_push() {
+                assert!(before.validate().is_ok(), "{}", before.fen());
+                let mut moves = MoveList::new();
+                before.legal_moves(&mut moves);
+                let hits = moves
+                    .as_slice()
+                    .iter()
+                    .filter(|m| before.play(m) == pos)
+                    .count();
+                assert_eq!(
+                    hits,
+                    1,
+                    "{} should double-push to {}",
+                    before.fen(),
+                    pos.fen()
+                );
+            }
+            compared += 1;
+        }
+        eprintln!("{name}: {compared} positions with en-passant rights compared");
+    }
+}

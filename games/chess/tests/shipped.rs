@@ -5,6 +5,7 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use retro_chess::analysis::value_of;
 use retro_chess::game::DiskValues;
 use retro_chess::{ChessGame, Material, Position, TableSet};
 use retro_engine::PlayConvention;
@@ -41,13 +42,13 @@ fn manifest_lists_every_file_with_its_checksum() {
         listed, present,
         "the manifest lists exactly the files present"
     );
-    // Every 3- and 4-man table that can be built is shipped, both files, but for the four largest, which do not fit
-    // the 20 MB budget with the others (tables with pawns on both sides cannot be built yet).
+    // Every 3- and 4-man table is shipped, both files, but for the four largest, which do not fit the 20 MB budget
+    // with the others.
     let too_large = ["KQvKP", "KBPvK", "KNPvK", "KRvKP"];
     for men in 3..=4 {
         for m in Material::all_with_men(men) {
             let name = m.to_string();
-            let expected = !m.both_sides_have_pawns() && !too_large.contains(&name.as_str());
+            let expected = !too_large.contains(&name.as_str());
             for ext in ["rwdl", "rdst"] {
                 assert_eq!(
                     listed.contains(&format!("{name}.{ext}")),
@@ -78,6 +79,23 @@ fn shipped_tables_probe_and_certify() {
     // The longest KQvK loss from the reference statistics.
     let pos = Position::from_fen("8/8/8/8/4k3/8/1Q6/K7 b - -").unwrap();
     assert_eq!(set.probe(&pos), Some(Value::loss(20)));
+    // KPvKP stores White to move only, and no position with en-passant rights: a probe searches the capture.
+    for name in ["KRvKR", "KPvKP"] {
+        let m = Material::parse(name).unwrap();
+        set.insert(m, Box::new(open(m)));
+    }
+    let lookup = |p: &Position| set.probe(p).ok_or(());
+    let without = Position::from_fen("8/8/8/3pP3/8/8/k7/7K w - - 0 2").unwrap();
+    let with = Position::from_fen("8/8/8/3pP3/8/8/k7/7K w - d6 0 2").unwrap();
+    assert_eq!(value_of(&without, &lookup), Ok(Value::win(27)));
+    assert_eq!(value_of(&with, &lookup), Ok(Value::win(21)), "exd6 e.p.");
+    assert_eq!(set.probe(&with), Some(Value::win(21)));
+    // Black to move is read through the colour-flipped White-to-move position.
+    let black = Position::from_fen("7k/K7/8/8/3Pp3/8/8/8 b - - 0 2").unwrap();
+    assert_eq!(black, without.color_flipped());
+    assert_eq!(set.probe(&black), Some(Value::win(27)));
+    let takes = Position::from_fen("8/8/8/8/8/2k5/8/r1R1K3 b - - 0 1").unwrap();
+    assert_eq!(set.probe(&takes), Some(Value::win(23)));
     // Every KPvK value is what its moves give, exits into the shipped KQvK, KRvK, KBvK, KNvK included.
     let kpk = Material::parse("KPvK").unwrap();
     let game = ChessGame::new(kpk, &set).unwrap();
