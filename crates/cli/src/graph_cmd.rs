@@ -92,7 +92,11 @@ pub fn generate(args: &GenerateGraphArgs) -> Result<()> {
             },
             size: game_size(&graph),
             payload: &payload,
-            options: WriteOptions::default(),
+            options: WriteOptions {
+                // Graph tables carry their graph as payload: spend no time squeezing their distances harder.
+                large_table: 0,
+                ..WriteOptions::default()
+            },
         };
         let written = write_table(&args.out, &spec, |i| solution.value(i))?;
         Ok((written, solved_at))
@@ -396,7 +400,11 @@ mod tests {
             side_of: |_| 0,
             size: 3,
             payload: &payload,
-            options: WriteOptions::default(),
+            options: WriteOptions {
+                // Graph tables carry their graph as payload: spend no time squeezing their distances harder.
+                large_table: 0,
+                ..WriteOptions::default()
+            },
         };
         let wrong = [Some(Value::loss(2)), Some(Value::win(1)), Some(Value::DRAW)];
         write_table(&out, &spec, |i| wrong[i as usize]).unwrap();

@@ -42,9 +42,10 @@ fn manifest_lists_every_file_with_its_checksum() {
         listed, present,
         "the manifest lists exactly the files present"
     );
-    // Every 3- and 4-man table is shipped, both files, but for the four largest, which do not fit the 20 MB budget
-    // with the others.
-    let too_large = ["KQvKP", "KBPvK", "KNPvK", "KRvKP"];
+    // Every 3- and 4-man table is shipped, both files, but for KBPvK: all of them take 20.1 MB, over the 20 MB
+    // budget, and KBPvK is the largest that no other 3- or 4-man table needs for its exits (KPvKP needs KQvKP and
+    // KRvKP for its promotions, for instance).
+    let too_large = ["KBPvK"];
     for men in 3..=4 {
         for m in Material::all_with_men(men) {
             let name = m.to_string();
@@ -62,7 +63,7 @@ fn manifest_lists_every_file_with_its_checksum() {
         .iter()
         .map(|n| std::fs::metadata(dir.join(n)).unwrap().len())
         .sum();
-    assert!(bytes <= 20 << 20, "{bytes} bytes shipped");
+    assert!(bytes <= 20_000_000, "{bytes} bytes shipped");
 }
 
 #[test]
