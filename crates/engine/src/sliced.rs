@@ -650,6 +650,10 @@ impl<G: Game> Sliced<'_, G> {
             let seeds = (0..len.div_ceil(TASK))
                 .into_par_iter()
                 .fold(BTreeMap::new, |mut seeds: BTreeMap<u32, u64>, task| {
+                    // A distance too deep for these cells means starting over wider: no use going on.
+                    if findings.too_deep() {
+                        return seeds;
+                    }
                     for offset in task * TASK..((task + 1) * TASK).min(len) {
                         let index = base + offset as u64;
                         let initial = initial::<G, W>(game, self.convention, index, max_moves);

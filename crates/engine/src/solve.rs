@@ -209,6 +209,10 @@ impl<G: Game> Context<'_, G> {
             .fold(Schedule::default, |mut schedule, chunk| {
                 let mut zero = 0u64;
                 let start = chunk * INIT_CHUNK;
+                // Once a distance is known not to fit, this pass is thrown away for wider cells: stop it.
+                if findings.too_deep() {
+                    return schedule;
+                }
                 for index in start..(start + INIT_CHUNK).min(size) {
                     let initial = initial::<G, W>(game, self.convention, index, max_moves);
                     if initial.refuting {
@@ -370,6 +374,11 @@ impl Findings {
             )));
         }
         Ok(!self.too_deep.load(Ordering::Relaxed))
+    }
+
+    /// Whether some position's known distance does not fit cells of this width.
+    pub fn too_deep(&self) -> bool {
+        self.too_deep.load(Ordering::Relaxed)
     }
 
     /// Whether some position has an exit into a win for the opponent.
