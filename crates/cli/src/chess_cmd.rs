@@ -10,7 +10,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
@@ -426,41 +426,7 @@ pub fn verify(tables: &Tables, name: &str) -> Result<u64> {
             value_of(&pos, &lookup).map(Some)
         }
     };
-    certify_with(&table, &game, values, describe)
-}
-
-/// [`retro_engine::certify`] over a game larger than its table (values beyond the table come from `values` too),
-/// keeping the first read error to report instead of the certificate's verdict.
-fn certify_with(
-    table: &Table,
-    game: &ChessGame<'_>,
-    values: impl Fn(Index) -> Result<Option<Value>> + Sync,
-    describe: impl Fn(Index) -> String,
-) -> Result<u64> {
-    let read_error = Mutex::new(None);
-    let result = retro_engine::certify(game, PlayConvention::Normal, |i| match values(i) {
-        Ok(v) => v,
-        Err(e) => {
-            read_error
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .get_or_insert(e);
-            None
-        }
-    });
-    if let Some(e) = read_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
-        return Err(e);
-    }
-    result.map_err(|bad| {
-        anyhow::anyhow!(
-            "{}: inconsistent: {} (index {}) is stored as {} but its moves give {}",
-            table.distance_file().path().display(),
-            describe(bad.index),
-            bad.index,
-            bad.stored,
-            bad.expected
-        )
-    })
+    tables::certify_values(&table, &game, PlayConvention::Normal, values, describe)
 }
 
 #[cfg(test)]

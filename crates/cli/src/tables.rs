@@ -217,10 +217,27 @@ pub fn certify_table<G: Game>(
             game.size()
         );
     }
-    // The certificate takes infallible values; a read error (which the checksums make all but impossible after
-    // check_files) is kept and reported instead of the certificate's verdict.
+    certify_values(
+        table,
+        game,
+        convention,
+        |index| table.probe(index).map_err(anyhow::Error::new),
+        describe,
+    )
+}
+
+/// [`retro_engine::certify`] over `game` with the values `values` gives (a game may have indices beyond its table,
+/// valued from elsewhere). The certificate takes infallible values: a read error (which the checksums make all but
+/// impossible after check_files) is kept and reported instead of the certificate's verdict.
+pub fn certify_values<G: Game>(
+    table: &Table,
+    game: &G,
+    convention: PlayConvention,
+    values: impl Fn(Index) -> Result<Option<Value>> + Sync,
+    describe: impl Fn(Index) -> String,
+) -> Result<u64> {
     let read_error = Mutex::new(None);
-    let result = retro_engine::certify(game, convention, |index| match table.probe(index) {
+    let result = retro_engine::certify(game, convention, |index| match values(index) {
         Ok(v) => v,
         Err(e) => {
             read_error
@@ -231,7 +248,7 @@ pub fn certify_table<G: Game>(
         }
     });
     if let Some(e) = read_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
-        return Err(e.into());
+        return Err(e);
     }
     result.map_err(|bad| {
         anyhow::anyhow!(
