@@ -36,15 +36,13 @@ use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use std::sync::atomic::{AtomicU64, Ordering};
-
 use rayon::prelude::*;
 use retro_game::{Game, Move, Node, PlayConvention};
 
 use crate::cell::{Cells, State, W8, W16, W32, Width};
 use crate::mapped::Backing;
 use crate::solution::{Report, Solution};
-use crate::solve::{Findings, Refuted, initial, lost_successor, won_successor};
+use crate::solve::{Findings, Refuted, Refuters, initial, lost_successor, won_successor};
 use crate::{EngineError, Progress, SolveOptions};
 
 /// Every file of the engine in a work directory starts with this; nothing else there is touched.
@@ -642,7 +640,7 @@ impl<G: Game> Sliced<'_, G> {
         };
         let mut buffer = Cells::<W>::new(1 << shift, &Backing::Memory)?;
         let mut frontier = FrontierWriter::create(&self.path(&frontier_name(1)))?;
-        let refuters: Vec<AtomicU64> = (0..size.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
+        let refuters = Refuters::new(size, &Backing::Memory)?;
         for slice in 0..slices {
             let (base, len) = state.slice_range(slice);
             let findings = Findings::default();
@@ -658,8 +656,7 @@ impl<G: Game> Sliced<'_, G> {
                         let index = base + offset as u64;
                         let initial = initial::<G, W>(game, self.convention, index, max_moves);
                         if initial.refuting {
-                            refuters[(index / 64) as usize]
-                                .fetch_or(1 << (index % 64), Ordering::Relaxed);
+                            refuters.mark(index);
                         }
                         if let Some(state) = findings.record(initial) {
                             cells.set_raw(offset, W::encode(state));
@@ -687,10 +684,7 @@ impl<G: Game> Sliced<'_, G> {
             self.step()?;
         }
         state.frontier_len = frontier.finish(&mut self.report)?;
-        let words: Vec<u8> = refuters
-            .iter()
-            .flat_map(|w| w.load(Ordering::Relaxed).to_ne_bytes())
-            .collect();
+        let words: Vec<u8> = refuters.words().flat_map(u64::to_ne_bytes).collect();
         self.write_file(REFUTERS, &words)?;
         self.commit(&state)?;
         Ok(Some(state))

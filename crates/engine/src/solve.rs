@@ -117,12 +117,12 @@ struct Run<W: Width> {
 
 /// One bit per position: whether it has an exit into a win for the opponent, found at initialisation. A position
 /// without one has no loss floor, so emptying its counter loses it at once, without expanding it again.
-struct Refuters {
+pub(crate) struct Refuters {
     words: MappedArray<AtomicU64>,
 }
 
 impl Refuters {
-    fn new(size: u64, backing: &Backing) -> std::io::Result<Refuters> {
+    pub(crate) fn new(size: u64, backing: &Backing) -> std::io::Result<Refuters> {
         let words = usize::try_from(size.div_ceil(64)).map_err(std::io::Error::other)?;
         Ok(Refuters {
             words: MappedArray::new(words, backing, "refuters")?,
@@ -130,7 +130,7 @@ impl Refuters {
     }
 
     #[inline]
-    fn mark(&self, index: u64) {
+    pub(crate) fn mark(&self, index: u64) {
         self.words.as_slice()[(index / 64) as usize].fetch_or(1 << (index % 64), Ordering::Relaxed);
     }
 
@@ -138,6 +138,14 @@ impl Refuters {
     fn has(&self, index: u64) -> bool {
         self.words.as_slice()[(index / 64) as usize].load(Ordering::Relaxed) & (1 << (index % 64))
             != 0
+    }
+
+    /// The bits, 64 indices a word (index `i` is bit `i % 64` of word `i / 64`), for writing them to a file.
+    pub(crate) fn words(&self) -> impl Iterator<Item = u64> + '_ {
+        self.words
+            .as_slice()
+            .iter()
+            .map(|w| w.load(Ordering::Relaxed))
     }
 }
 
