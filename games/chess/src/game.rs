@@ -278,7 +278,8 @@ impl Game for ChessGame<'_> {
             && !self
                 .index
                 .kings_on_axis(pos.king(Color::White), pos.king(Color::Black));
-        let digits = self.index.digits(index, &pos);
+        // The digits serve only the quick path (an index of the en-passant region has none).
+        let digits = quick.then(|| self.index.digits(index, &pos));
         let us = pos.turn();
         // Quiet moves of other men from the front, the rest from the back: one array, zeroed once.
         let mut targets = [0 as Index; QUIET_CAPACITY];
@@ -288,9 +289,11 @@ impl Game for ChessGame<'_> {
             any = true;
             if m.converts() {
                 visit(Move::Exit(self.exit_value(&pos, &m)));
-            } else if quick && m.role != Role::King {
+            } else if let Some(digits) = &digits
+                && m.role != Role::King
+            {
                 let squares = Bitboard(pos.by_piece(us, m.role).0 ^ m.from.bb().0 ^ m.to.bb().0);
-                targets[n_others] = self.index.after_quiet_move(&digits, us, m.role, squares);
+                targets[n_others] = self.index.after_quiet_move(digits, us, m.role, squares);
                 n_others += 1;
             } else {
                 n_kings += 1;
@@ -335,7 +338,8 @@ impl Game for ChessGame<'_> {
                 .kings_on_axis(pos.king(Color::White), pos.king(Color::Black));
         let mover = pos.turn().other();
         let mover_king = pos.king(mover);
-        let digits = self.index.digits(index, &pos);
+        // The digits serve only the quick path (an index of the en-passant region has none).
+        let digits = quick.then(|| self.index.digits(index, &pos));
         // Quiet moves of other men from the front, the rest from the back: one array, zeroed once. Without the quick
         // path each predecessor comes with its twins with en-passant rights, at most one per pawn of the side to move
         // here: up to 6 men, under 8 + 27 + 27 + 2 = 64 predecessors with one twin (one such pawn), or 37 with two,
@@ -352,10 +356,12 @@ impl Game for ChessGame<'_> {
             }
         } else {
             pos.unmoves(|before| {
-                if quick && before.king(mover) == mover_king {
+                if let Some(digits) = &digits
+                    && before.king(mover) == mover_king
+                {
                     let role = pos.moved_role(&before);
                     targets[n_others] = self.index.after_quiet_move(
-                        &digits,
+                        digits,
                         mover,
                         role,
                         before.by_piece(mover, role),
