@@ -38,7 +38,7 @@ pub fn solve<G: Game>(
     let size = game.size();
     usize::try_from(size).map_err(|_| EngineError::TooLarge(size))?;
     let budget = options.memory.unwrap_or_else(default_budget);
-    let bits = start_bits(game.max_moves())?;
+    let bits = start_bits(game.max_moves(), game.longest_exit())?;
     if let Some(dir) = &options.work_dir {
         return crate::sliced::solve(game, options, dir, budget, bits, progress);
     }
@@ -60,14 +60,18 @@ pub fn solve<G: Game>(
 }
 
 /// The width of the first cells: the narrowest whose counter holds every move of a position, plus the unit that an
-/// exit to a draw adds.
-pub(crate) fn start_bits(max_moves: u64) -> Result<u32, EngineError> {
+/// exit to a draw adds, and whose distances hold a win through the longest exit.
+pub(crate) fn start_bits(max_moves: u64, longest_exit: u32) -> Result<u32, EngineError> {
     let counter = max_moves.saturating_add(1);
-    if counter <= u64::from(W8::MAX_COUNT) {
+    let plies = longest_exit.saturating_add(1);
+    let fits =
+        |max_count: u32, max_plies: u32| counter <= u64::from(max_count) && plies <= max_plies;
+    if fits(W8::MAX_COUNT, W8::MAX_PLIES) {
         Ok(8)
-    } else if counter <= u64::from(W16::MAX_COUNT) {
+    } else if fits(W16::MAX_COUNT, W16::MAX_PLIES) {
         Ok(16)
     } else if counter <= u64::from(W32::MAX_COUNT) {
+        // The widest cells are tried even for a longer exit: the engine reports it too deep if it is.
         Ok(32)
     } else {
         Err(EngineError::TooManyMoves(max_moves))
@@ -550,4 +554,23 @@ fn widen<W: Width>(mut run: Run<W>) -> Result<Run<W::Wider>, EngineError> {
         generation: run.generation,
         resolved: run.resolved,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_cells_hold_every_counter_and_the_longest_exit() {
+        // Eight-bit cells count up to 126 moves and hold distances up to 63 plies.
+        assert_eq!(start_bits(20, 0).unwrap(), 8);
+        assert_eq!(start_bits(20, 62).unwrap(), 8);
+        // A win through an exit lost in 63 plies takes 64.
+        assert_eq!(start_bits(20, 63).unwrap(), 16);
+        assert_eq!(start_bits(126, 0).unwrap(), 16);
+        assert_eq!(start_bits(20, 16_382).unwrap(), 16);
+        assert_eq!(start_bits(20, 16_383).unwrap(), 32);
+        assert_eq!(start_bits(100_000, 0).unwrap(), 32);
+        assert!(start_bits(u64::MAX, 0).is_err());
+    }
 }

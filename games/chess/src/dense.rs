@@ -13,7 +13,13 @@ use retro_probe::{ProbeError, Table};
 use crate::game::Values;
 
 /// Every value of a table, decoded.
-pub enum DenseValues {
+pub struct DenseValues {
+    codes: Codes,
+    /// The longest win or loss, from the table's header.
+    longest: u32,
+}
+
+enum Codes {
     Narrow(Vec<u16>),
     Wide(Vec<u32>),
 }
@@ -22,19 +28,21 @@ impl DenseValues {
     /// Reads every block of `table`'s distance file (checking each block's checksum as it is read), into two
     /// bytes per index, or four when some code does not fit two.
     pub fn read(table: &Table) -> Result<DenseValues, ProbeError> {
-        match fill::<u16>(table)? {
-            Some(codes) => Ok(DenseValues::Narrow(codes)),
-            None => Ok(DenseValues::Wide(
-                fill::<u32>(table)?.expect("every code fits four bytes"),
-            )),
-        }
+        let codes = match fill::<u16>(table)? {
+            Some(codes) => Codes::Narrow(codes),
+            None => Codes::Wide(fill::<u32>(table)?.expect("every code fits four bytes")),
+        };
+        Ok(DenseValues {
+            codes,
+            longest: crate::game::longest_in_header(table),
+        })
     }
 
     /// Number of indices.
     pub fn len(&self) -> usize {
-        match self {
-            DenseValues::Narrow(codes) => codes.len(),
-            DenseValues::Wide(codes) => codes.len(),
+        match &self.codes {
+            Codes::Narrow(codes) => codes.len(),
+            Codes::Wide(codes) => codes.len(),
         }
     }
 
@@ -46,11 +54,15 @@ impl DenseValues {
 impl Values for DenseValues {
     #[inline]
     fn value(&self, index: Index) -> Option<Value> {
-        let code = match self {
-            DenseValues::Narrow(codes) => u32::from(*codes.get(index as usize)?),
-            DenseValues::Wide(codes) => *codes.get(index as usize)?,
+        let code = match &self.codes {
+            Codes::Narrow(codes) => u32::from(*codes.get(index as usize)?),
+            Codes::Wide(codes) => *codes.get(index as usize)?,
         };
         distance_value(code)
+    }
+
+    fn longest_plies(&self) -> u32 {
+        self.longest
     }
 }
 

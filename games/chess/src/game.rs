@@ -70,6 +70,8 @@ pub struct ChessGame<'a> {
     exits: [[[Option<ExitTable<'a>>; 6]; 6]; 2],
     /// Whether moves of pieces other than the kings may be encoded the quick way: see [`ChessGame::expand`].
     quick: bool,
+    /// The longest win or loss of the tables the exits look into.
+    longest_exit: u32,
 }
 
 impl<'a> ChessGame<'a> {
@@ -132,8 +134,19 @@ impl<'a> ChessGame<'a> {
                 }
             }
         }
+        let longest_exit = exits
+            .iter()
+            .flatten()
+            .flatten()
+            .filter_map(|exit| match exit {
+                Some(ExitTable::Table { values, .. }) => Some(values.longest_plies()),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(0);
         let index = TableIndex::new(material);
         Ok(ChessGame {
+            longest_exit,
             ep: EpIndex::new(&index),
             index,
             max_moves,
@@ -266,6 +279,10 @@ impl Game for ChessGame<'_> {
         self.max_moves
     }
 
+    fn longest_exit(&self) -> u32 {
+        self.longest_exit
+    }
+
     /// The moves of a position. Two moves may reach the same index only when they reach images of one position
     /// under a symmetry, and the targets are folded to one. Quick path: when the kings fix the board's orientation
     /// (they are not both on the long diagonal), the moves of the other pieces keep the king pair and reach distinct
@@ -392,12 +409,34 @@ impl Game for ChessGame<'_> {
 /// A source of solved values by index: an engine [`retro_engine::Solution`] or a table read from disk.
 pub trait Values: Sync + Send {
     fn value(&self, index: Index) -> Option<Value>;
+
+    /// The longest distance, in plies, of any win or loss: a table exiting into these values starts with cells
+    /// wide enough for one ply more. Only a hint (0 when unknown): the engine widens cells that turn out too narrow.
+    fn longest_plies(&self) -> u32 {
+        0
+    }
 }
 
 impl Values for retro_engine::Solution {
     fn value(&self, index: Index) -> Option<Value> {
         retro_engine::Solution::value(self, index)
     }
+
+    fn longest_plies(&self) -> u32 {
+        self.stats().max_plies
+    }
+}
+
+/// The longest win or loss recorded in a table file's header.
+pub fn longest_in_header(table: &retro_probe::Table) -> u32 {
+    table
+        .meta()
+        .sides
+        .iter()
+        .flat_map(|side| [side.longest_win, side.longest_loss])
+        .flatten()
+        .max()
+        .unwrap_or(0)
 }
 
 /// A table on disk, read through the probe library.
@@ -410,6 +449,10 @@ impl Values for DiskValues {
         self.0
             .probe(index)
             .unwrap_or_else(|e| panic!("{}: {e}", self.0.distance_file().path().display()))
+    }
+
+    fn longest_plies(&self) -> u32 {
+        longest_in_header(&self.0)
     }
 }
 
@@ -607,5 +650,25 @@ mod tests {
         assert_eq!(stored.turn(), Color::White);
         assert_eq!(Material::of(&stored), Material::of(&pos));
         assert_eq!(krkr.index().encode(&stored), Some(i));
+    }
+
+    #[test]
+    fn the_longest_exit_is_the_longest_distance_of_the_tables_exited_into() {
+        let mut set = TableSet::new();
+        let krk = Material::parse("KRvK").unwrap();
+        crate::solve::solve_tree(
+            krk,
+            &mut set,
+            &retro_engine::SolveOptions::default(),
+            |_, _| {},
+        )
+        .unwrap();
+        // KRvK's longest: mated in 32 plies.
+        assert_eq!(set.get(krk).unwrap().1.longest_plies(), 32);
+        let krkr = ChessGame::new(Material::parse("KRvKR").unwrap(), &set).unwrap();
+        assert_eq!(krkr.longest_exit(), 32);
+        // Bare kings are a draw, and a table without sub-tables has no exit distance to hint at.
+        let kvk_only = ChessGame::new(Material::parse("KNvK").unwrap(), &set).unwrap();
+        assert_eq!(kvk_only.longest_exit(), 0);
     }
 }
