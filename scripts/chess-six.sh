@@ -16,9 +16,9 @@ export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$here/target}
 cargo build --release -q --bin retro --manifest-path "$here/Cargo.toml"
 bin=$CARGO_TARGET_DIR/release/retro
 mkdir -p "$out"
-echo "== generate chess $material --memory $memory --threads $threads, work dir $out/work ($(date -u +%FT%TZ))"
+echo "== generate chess $material --memory $memory --threads $threads ($(date -u +%FT%TZ))"
 /usr/bin/time -f "wall %e s, user %U s, peak RSS %M KiB, fs inputs %I, fs outputs %O (512-byte blocks)" \
-    "$bin" generate chess "$material" --out "$out" --memory "$memory" --work "$out/work" --threads "$threads"
+    "$bin" generate chess "$material" --out "$out" --memory "$memory" --threads "$threads"
 ls -l "$out/chess/"
 echo "== verify ($(date -u +%FT%TZ))"
 /usr/bin/time -f "wall %e s, user %U s, peak RSS %M KiB" \

@@ -16,12 +16,13 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use retro_chess::analysis::{analyse, value_of};
-use retro_chess::{ChessGame, DenseValues, Material, Position, TableIndex, TableSet};
+use retro_chess::{ChessGame, Material, Position, TableIndex, TableSet};
 use retro_engine::{Index, PlayConvention, Value};
 use retro_probe::format::{FileKind, table_path};
 use retro_probe::{Table, Tables};
 use retro_table::{TableSpec, WriteOptions, write_table};
 
+use crate::dense::DenseValues;
 use crate::json;
 use crate::run::{EngineArgs, WORK_DIR, with_threads};
 use crate::tables::{self, open_table};
@@ -411,6 +412,7 @@ pub fn verify(tables: &Tables, name: &str) -> Result<u64> {
             own.insert(needed, Box::new(load_dense(tables, needed)?));
         }
     }
+    let stored_values = own.get(material).expect("inserted above").1;
     let stored = index.size();
     let lookup = |pos: &Position| {
         own.probe(pos)
@@ -418,7 +420,7 @@ pub fn verify(tables: &Tables, name: &str) -> Result<u64> {
     };
     let values = |i: Index| {
         if i < stored {
-            tables::value_at(&table, i)
+            Ok(stored_values.value(i))
         } else {
             let pos = game
                 .position(i)

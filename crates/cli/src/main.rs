@@ -2,6 +2,7 @@
 //! names them.
 
 mod chess_cmd;
+mod dense;
 mod dobutsu_cmd;
 mod graph_cmd;
 mod graph_file;

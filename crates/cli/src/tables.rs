@@ -21,6 +21,7 @@ use retro_engine::{Game, Index, Outcome, PlayConvention, Value};
 use retro_probe::{Table, TableFile, Tables};
 
 use crate::chess_cmd;
+use crate::dense::DenseValues;
 use crate::dobutsu_cmd;
 use crate::graph_cmd;
 use crate::json;
@@ -216,6 +217,12 @@ pub fn certify_table<G: Game>(
             table.size(),
             game.size()
         );
+    }
+    // The certificate looks up every move of every position, all over the table: read it whole when it fits half
+    // the memory, instead of decompressing a block per lookup.
+    if DenseValues::bytes_for(table.size()) <= retro_engine::default_budget() {
+        let dense = DenseValues::read(table).map_err(anyhow::Error::new)?;
+        return certify_values(table, game, convention, |i| Ok(dense.value(i)), describe);
     }
     certify_values(
         table,

@@ -32,6 +32,7 @@ pub use certificate::{Inconsistency, certify, expected_value};
 pub use mapped::Backing;
 pub use retro_game::{Game, Index, Move, Node, Outcome, PlayConvention, Value};
 pub use solution::{Report, Solution, Stats};
+pub use solve::default_budget;
 
 /// How to solve. Build it with `..Default::default()`: fields are added compatibly.
 #[derive(Clone, Debug, Default)]

@@ -85,8 +85,9 @@ pub(crate) fn footprint(size: u64, bits: u32) -> u64 {
         .saturating_add(size / 8 * 3)
 }
 
-/// Half of the machine's RAM, from /proc/meminfo (1 GiB where that cannot be read).
-fn default_budget() -> u64 {
+/// The memory a build may use when not told: half of the machine's RAM, from /proc/meminfo (1 GiB where that cannot
+/// be read).
+pub fn default_budget() -> u64 {
     std::fs::read_to_string("/proc/meminfo")
         .ok()
         .and_then(|text| {

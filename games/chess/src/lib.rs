@@ -14,7 +14,6 @@
 
 pub mod analysis;
 pub mod attacks;
-pub mod dense;
 pub mod ep;
 pub mod game;
 pub mod index;
@@ -23,7 +22,6 @@ pub mod position;
 pub mod solve;
 pub mod types;
 
-pub use dense::DenseValues;
 pub use game::{ChessGame, GameError, SubTables, TableSet, Values};
 pub use index::TableIndex;
 pub use material::{Material, MaterialError};

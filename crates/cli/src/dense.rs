@@ -1,16 +1,17 @@
-//! A solved table held in memory whole, for the exits of a build: looking a value up is one array read.
+//! A solved table held in memory whole: looking a value up is one array read.
 //!
-//! A build looks up the tables its captures and promotions lead into once per converting move of every position:
-//! hundreds of millions of lookups for a five-man table. Through the probe library each lookup would find and
-//! decompress a block; here the table is decompressed once, block by block in parallel, into one code per index
-//! (the distance file's value codes, two bytes each while they fit, four otherwise).
+//! A chess build looks up the tables its captures and promotions lead into once per converting move of every
+//! position, and `verify` looks up every move of every position: hundreds of millions of lookups for a five-man
+//! table, scattered over the whole table. Through the probe library each lookup would find and decompress a block;
+//! here the table is decompressed once, block by block in parallel, into one code per index (the distance file's
+//! value codes, two bytes each while they fit, four otherwise).
 
 use rayon::prelude::*;
 use retro_game::{Index, Value};
 use retro_probe::format::{distance_code, distance_value};
 use retro_probe::{ProbeError, Table};
 
-use crate::game::Values;
+use retro_chess::Values;
 
 /// Every value of a table, decoded.
 pub struct DenseValues {
@@ -34,31 +35,30 @@ impl DenseValues {
         };
         Ok(DenseValues {
             codes,
-            longest: crate::game::longest_in_header(table),
+            longest: retro_chess::game::longest_in_header(table),
         })
     }
 
-    /// Number of indices.
-    pub fn len(&self) -> usize {
-        match &self.codes {
-            Codes::Narrow(codes) => codes.len(),
-            Codes::Wide(codes) => codes.len(),
-        }
+    /// The bytes a table of `size` indices takes once read, at least.
+    pub fn bytes_for(size: u64) -> u64 {
+        size.saturating_mul(2)
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
+    /// The value at `index`; `None` for a hole or an index beyond the table.
+    #[inline]
+    pub fn value(&self, index: Index) -> Option<Value> {
+        let code = match &self.codes {
+            Codes::Narrow(codes) => u32::from(*codes.get(index as usize)?),
+            Codes::Wide(codes) => *codes.get(index as usize)?,
+        };
+        distance_value(code)
     }
 }
 
 impl Values for DenseValues {
     #[inline]
     fn value(&self, index: Index) -> Option<Value> {
-        let code = match &self.codes {
-            Codes::Narrow(codes) => u32::from(*codes.get(index as usize)?),
-            Codes::Wide(codes) => *codes.get(index as usize)?,
-        };
-        distance_value(code)
+        DenseValues::value(self, index)
     }
 
     fn longest_plies(&self) -> u32 {
