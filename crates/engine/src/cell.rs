@@ -160,6 +160,19 @@ impl<W: Width> Cells<W> {
         })
     }
 
+    /// The first `len` cells stored in `file`, an open file without a name in the directory `dir` (see
+    /// [`MappedArray::from_unlinked_file`]).
+    pub fn from_unlinked_file(
+        file: std::fs::File,
+        len: usize,
+        dir: &std::path::Path,
+    ) -> std::io::Result<Self> {
+        Ok(Cells {
+            array: MappedArray::from_unlinked_file(file, len)?,
+            backing: Backing::Directory(dir.to_owned()),
+        })
+    }
+
     /// Gives the memory of cells `start..end` back to the kernel; they must not be read again.
     pub fn release(&mut self, start: usize, end: usize) {
         self.array.release(start, end);

@@ -82,6 +82,30 @@ impl<A: Atomic> MappedArray<A> {
         })
     }
 
+    /// Maps the first `len` elements' worth of an open file whose name is already gone, such as an array written
+    /// out with ordinary writes: its pages start clean, so under memory pressure the kernel drops them instead of
+    /// writing them back first.
+    pub fn from_unlinked_file(file: File, len: usize) -> io::Result<Self> {
+        let bytes = len
+            .checked_mul(size_of::<A>())
+            .ok_or_else(|| io::Error::other("array size overflows the address space"))?;
+        if file.metadata()?.len() < bytes as u64 {
+            return Err(io::Error::other("the file is shorter than the array"));
+        }
+        if bytes == 0 {
+            return MappedArray::new(0, &Backing::Memory, "empty");
+        }
+        // SAFETY: the caller hands over the only handle to a file that no longer has a name, so no other process or
+        // handle can map, write or truncate it while the mapping lives; it is at least `bytes` long (checked above).
+        let map = unsafe { memmap2::MmapOptions::new().len(bytes).map_mut(&file)? };
+        Ok(MappedArray {
+            map,
+            len,
+            _file: Some(file),
+            _atomic: PhantomData,
+        })
+    }
+
     pub fn len(&self) -> usize {
         self.len
     }
@@ -161,6 +185,29 @@ mod tests {
             assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
         }
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn arrays_map_files_written_beforehand() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("written");
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .unwrap();
+        std::fs::remove_file(&path).unwrap();
+        file.write_all(&[1, 0, 2, 0, 3, 0]).unwrap();
+        let a = MappedArray::<AtomicU16>::from_unlinked_file(file.try_clone().unwrap(), 3).unwrap();
+        let values: Vec<u16> = a
+            .as_slice()
+            .iter()
+            .map(|x| x.load(Ordering::Relaxed))
+            .collect();
+        assert_eq!(values, [1, 2, 3]);
+        assert!(MappedArray::<AtomicU16>::from_unlinked_file(file, 4).is_err());
     }
 
     #[test]

@@ -51,6 +51,8 @@ const MANIFEST: &str = "retro-engine-manifest";
 /// One bit per index, written once after initialisation: whether the position has an exit into a win for the
 /// opponent (only such a position's loss can come later than its counter says).
 const REFUTERS: &str = "retro-engine-refuters";
+/// The finished cells, all slices in order (its name is removed as soon as it is open).
+const SOLUTION: &str = "retro-engine-solution";
 const MANIFEST_VERSION: &str = "retro-engine checkpoint 1";
 /// The fewest indices in a slice.
 const MIN_SLICE_SHIFT: u32 = 2;
@@ -1076,17 +1078,33 @@ impl<G: Game> Sliced<'_, G> {
 
     /// Gathers the slices into one file-backed array for the [`Solution`] and removes the scratch files.
     fn finish<W: Width>(&mut self, state: Checkpoint) -> Result<Solution, EngineError> {
-        let mut cells =
-            Cells::<W>::new(state.size as usize, &Backing::Directory(self.dir.clone()))?;
+        // The slices are copied one after the other into a file without a name, with ordinary writes, and the
+        // solution maps it. Reading them into a fresh mapping instead would leave every page dirty: under a memory
+        // limit the kernel would have to write each one back before dropping it, a page at a time.
+        let path = self.path(SOLUTION);
+        let mut all = File::options()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&path)?;
+        fs::remove_file(&path)?;
+        let cell_bytes = u64::from(W::BITS / 8);
         for slice in 0..state.slices() {
-            let (base, len) = state.slice_range(slice);
-            let cell_bytes = (W::BITS / 8) as usize;
-            let start = base as usize * cell_bytes;
+            let (_, len) = state.slice_range(slice);
+            let bytes = len as u64 * cell_bytes;
             let name = cells_name(slice, state.cell_tags[slice]);
-            let all = cells.bytes_mut(state.size as usize);
-            File::open(self.path(&name))?.read_exact(&mut all[start..start + len * cell_bytes])?;
-            self.report.bytes_read += (len * cell_bytes) as u64;
+            let copied = io::copy(&mut File::open(self.path(&name))?.take(bytes), &mut all)?;
+            if copied != bytes {
+                return Err(EngineError::Checkpoint(format!(
+                    "{name} is shorter than its slice"
+                )));
+            }
+            self.report.bytes_read += bytes;
+            self.report.bytes_written += bytes;
         }
+        release_cache(&all, state.size * cell_bytes);
+        let cells = Cells::<W>::from_unlinked_file(all, state.size as usize, &self.dir)?;
         // The manifest first: a crash while cleaning up must not leave a checkpoint naming removed files.
         fs::remove_file(self.path(MANIFEST))?;
         self.remove_files(|_| true)?;
