@@ -381,7 +381,7 @@ fn black_as_white(fields: &mut [(String, String)]) -> Result<()> {
 }
 
 /// The chess part of `retro verify`: the certificate, with exits read from the sub-tables in the same directory.
-pub fn verify(tables: &Tables, name: &str) -> Result<u64> {
+pub fn verify(tables: &Tables, name: &str, memory: u64) -> Result<u64> {
     let (table, material, _) = asked_table(tables, name)?;
     let mut set = TableSet::new();
     for needed in material.successors() {
@@ -396,7 +396,7 @@ pub fn verify(tables: &Tables, name: &str) -> Result<u64> {
         None => format!("hole {i}"),
     };
     if game.ep_index().is_empty() {
-        return tables::certify_table(&table, &game, PlayConvention::Normal, describe);
+        return tables::certify_table(&table, &game, PlayConvention::Normal, memory, describe);
     }
     // The positions with en-passant rights are not in the file: each is valued from its moves, looked up in the
     // table itself and its sub-tables, and the certificate checks every stored position against them.

@@ -14,7 +14,6 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use rayon::prelude::*;
 use retro_dobutsu::analysis::{
     Counts, Reachable, check_positions, outside_table_counts, position_value, table_counts,
 };
@@ -23,6 +22,7 @@ use retro_engine::{Game, Index, PlayConvention, SolveOptions, Value};
 use retro_probe::{Table, Tables};
 use retro_table::{TableSpec, WriteOptions, write_table};
 
+use crate::dense::DenseValues;
 use crate::json;
 use crate::run::{SolveProgress, with_threads};
 use crate::tables::{self, open_table};
@@ -454,8 +454,8 @@ pub fn verify(table: &Table) -> Result<u64> {
             game.size()
         );
     }
-    let codes = load_codes(table)?;
-    let value = |i: Index| decode_code(codes[i as usize]);
+    let dense = DenseValues::read(table)?;
+    let value = |i: Index| dense.value(i);
     let certified = retro_engine::certify(&game, PlayConvention::Normal, value).map_err(|bad| {
         let position = match game.indexer().decode(bad.index) {
             Some(board) => Position::new(Side::Sente, board).to_string(),
@@ -478,53 +478,6 @@ pub fn verify(table: &Table) -> Result<u64> {
     Ok(certified)
 }
 
-/// Every value of the distance file, two bytes each: 0 a hole, 1 a draw, `2 + 2p` a win in `p`, `3 + 2p` a loss.
-fn load_codes(table: &Table) -> Result<Vec<u16>> {
-    let file = table.distance_file();
-    let per_block = u64::from(file.header().block_values) as usize;
-    let mut codes = vec![0u16; table.size() as usize];
-    codes
-        .par_chunks_mut(per_block)
-        .enumerate()
-        .try_for_each(|(block, out)| -> Result<()> {
-            let values = file.distance_block(block as u64)?;
-            if values.len() != out.len() {
-                bail!(
-                    "{}: block {block} holds {} values, not {}",
-                    file.path().display(),
-                    values.len(),
-                    out.len()
-                );
-            }
-            for (slot, v) in out.iter_mut().zip(values) {
-                *slot = match v {
-                    None => 0,
-                    Some(v) => match v.plies() {
-                        None => 1,
-                        Some(p) => {
-                            let p = u16::try_from(p)
-                                .ok()
-                                .filter(|&p| p < 30_000)
-                                .context("a distance beyond 30000 plies")?;
-                            2 + 2 * p + u16::from(v.outcome() == retro_engine::Outcome::Loss)
-                        }
-                    },
-                };
-            }
-            Ok(())
-        })?;
-    Ok(codes)
-}
-
-fn decode_code(code: u16) -> Option<Value> {
-    match code {
-        0 => None,
-        1 => Some(Value::DRAW),
-        c if c % 2 == 0 => Some(Value::win(u32::from((c - 2) / 2))),
-        c => Some(Value::loss(u32::from((c - 3) / 2))),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -539,27 +492,5 @@ mod tests {
         assert!(parse_size("lots").is_err());
         assert!(parse_size("3X").is_err());
         assert!(parse_size("-1G").is_err());
-    }
-
-    #[test]
-    fn value_codes_round_trip() {
-        for v in [
-            None,
-            Some(Value::DRAW),
-            Some(Value::win(0)),
-            Some(Value::win(173)),
-            Some(Value::loss(2)),
-        ] {
-            let code = match v {
-                None => 0,
-                Some(v) => match v.plies() {
-                    None => 1,
-                    Some(p) => {
-                        2 + 2 * p as u16 + u16::from(v.outcome() == retro_engine::Outcome::Loss)
-                    }
-                },
-            };
-            assert_eq!(decode_code(code), v);
-        }
     }
 }

@@ -263,11 +263,11 @@ pub fn info(table: &Table, as_json: bool) -> Result<()> {
 }
 
 /// The graph part of `retro verify`: the certificate over the graph stored in the table.
-pub fn verify(table: &Table) -> Result<u64> {
+pub fn verify(table: &Table, memory: u64) -> Result<u64> {
     let graph = graph_of(table)?;
     let game = graph.game();
     let convention = tables::convention_of(table)?;
-    tables::certify_table(table, &game, convention, |index| {
+    tables::certify_table(table, &game, convention, memory, |index| {
         let (p, mover) = game.position(index);
         if graph.is_partizan() {
             format!("position {} with {mover:?} to move", graph.name(p))
@@ -331,7 +331,9 @@ mod tests {
         );
         let tables = open_tables(&out).unwrap();
         let table = open_table(&tables, "graph", "g").unwrap();
-        assert_eq!(verify(&table).unwrap(), 5);
+        // Read whole, and probed block by block when it may not be.
+        assert_eq!(verify(&table, u64::MAX).unwrap(), 5);
+        assert_eq!(verify(&table, 0).unwrap(), 5);
         tables::check_files(&table).unwrap();
     }
 
@@ -348,7 +350,7 @@ mod tests {
         );
         let tables = open_tables(&out).unwrap();
         let table = open_table(&tables, "graph", "p").unwrap();
-        assert_eq!(verify(&table).unwrap(), 4);
+        assert_eq!(verify(&table, u64::MAX).unwrap(), 4);
         let fields = tables::info_fields(&table, &["left", "right"], |i| (i & 1) as usize).unwrap();
         let counts = &fields.iter().find(|(k, _)| k == "counts").unwrap().1;
         assert_eq!(
@@ -372,7 +374,7 @@ mod tests {
             tables::convention_of(&table).unwrap(),
             retro_engine::PlayConvention::Misere
         );
-        assert_eq!(verify(&table).unwrap(), 2);
+        assert_eq!(verify(&table, u64::MAX).unwrap(), 2);
     }
 
     #[test]
@@ -411,11 +413,14 @@ mod tests {
         let tables = open_tables(&out).unwrap();
         let table = open_table(&tables, "graph", "w").unwrap();
         tables::check_files(&table).unwrap();
-        let err = verify(&table).unwrap_err().to_string();
-        assert!(
-            err.ends_with("w.rdst: inconsistent: position b (index 1) is stored as win in 1 but its moves give draw"),
-            "{err}"
-        );
+        // Read whole or probed, the same position is found wrong.
+        for memory in [u64::MAX, 0] {
+            let err = verify(&table, memory).unwrap_err().to_string();
+            assert!(
+                err.ends_with("w.rdst: inconsistent: position b (index 1) is stored as win in 1 but its moves give draw"),
+                "{err}"
+            );
+        }
     }
 
     #[test]

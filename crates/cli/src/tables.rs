@@ -70,6 +70,10 @@ pub struct VerifyArgs {
     /// Worker threads (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,
+    /// The most memory for reading the table's values whole, e.g. 16G (default: half the RAM). A larger table is
+    /// read block by block through a cache, which is much slower.
+    #[arg(long, value_parser = crate::run::parse_size, value_name = "SIZE")]
+    pub memory: Option<u64>,
     /// The game: graph, chess or dobutsu.
     pub game: String,
     /// The table's name.
@@ -108,12 +112,13 @@ pub fn verify(args: &VerifyArgs) -> Result<()> {
         _ => args.name.clone(),
     };
     let table = open_table(&tables, &args.game, &name)?;
+    let memory = args.memory.unwrap_or_else(retro_engine::default_budget);
     with_threads(args.threads, || -> Result<()> {
         let blocks = check_files(&table)?;
         let positions = match args.game.as_str() {
-            "graph" => graph_cmd::verify(&table)?,
+            "graph" => graph_cmd::verify(&table, memory)?,
             "dobutsu" => dobutsu_cmd::verify(&table)?,
-            "chess" => chess_cmd::verify(&tables, &args.name)?,
+            "chess" => chess_cmd::verify(&tables, &args.name, memory)?,
             other => bail!(unknown_game(other)),
         };
         println!(
@@ -202,12 +207,14 @@ pub fn check_files(table: &Table) -> Result<u64> {
 }
 
 /// Runs the engine's local certificate over a table: every position's value must be what its moves give, from the
-/// table itself (and the exits the game reports). `describe` names an index in the error (a position's name).
+/// table itself (and the exits the game reports). The table is read whole into memory when that takes at most
+/// `memory` bytes. `describe` names an index in the error (a position's name).
 /// Returns the number of positions certified.
 pub fn certify_table<G: Game>(
     table: &Table,
     game: &G,
     convention: PlayConvention,
+    memory: u64,
     describe: impl Fn(Index) -> String,
 ) -> Result<u64> {
     if game.size() != table.size() {
@@ -218,9 +225,9 @@ pub fn certify_table<G: Game>(
             game.size()
         );
     }
-    // The certificate looks up every move of every position, all over the table: read it whole when it fits half
-    // the memory, instead of decompressing a block per lookup.
-    if DenseValues::bytes_for(table.size()) <= retro_engine::default_budget() {
+    // The certificate looks up every move of every position, all over the table: read it whole when it fits the
+    // memory, instead of decompressing a block per lookup.
+    if DenseValues::bytes_for(table.size()) <= memory {
         let dense = DenseValues::read(table).map_err(anyhow::Error::new)?;
         return certify_values(table, game, convention, |i| Ok(dense.value(i)), describe);
     }
