@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# A six-man chess table built out of core (issue 7): by default KRNvKNN (6.7 · 10^9 indices) with --memory 16G.
-# Its five-man sub-tables are built first, in the same directory. The build keeps checkpoints in its work directory:
+# A six-man chess table (issue 7): by default KRNvKNN (6.7 · 10^9 indices) with --memory 16G. Its five-man
+# sub-tables are built first, in the same directory. A table whose arrays fit the budget (KRNvKNN: two bytes a cell
+# and three bitmaps, 15.95 GB) is built in memory; a larger one out of core in OUT/.retro-work, with checkpoints:
 # running the same command again after a kill resumes from the last completed generation.
 # Prints the build's own report, then wall time, peak RSS and the disk traffic of the whole process
 # (/usr/bin/time's file system inputs and outputs are 512-byte blocks), then verifies the table.
@@ -22,4 +23,4 @@ echo "== generate chess $material --memory $memory --threads $threads ($(date -u
 ls -l "$out/chess/"
 echo "== verify ($(date -u +%FT%TZ))"
 /usr/bin/time -f "wall %e s, user %U s, peak RSS %M KiB" \
-    "$bin" verify --tables "$out" chess "$material"
+    "$bin" verify --tables "$out" chess "$material" --memory "$memory" --threads "$threads"
