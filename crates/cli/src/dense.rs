@@ -74,18 +74,29 @@ fn fill<C: TryFrom<u32> + Copy + Default + Send + Sync>(
     let file = table.distance_file();
     let per_block = file.header().block_values as usize;
     let mut codes = vec![C::default(); table.size() as usize];
-    let fits = codes
-        .par_chunks_mut(per_block)
-        .enumerate()
-        .map(|(b, chunk)| -> Result<bool, ProbeError> {
-            for (slot, value) in chunk.iter_mut().zip(file.distance_block(b as u64)?) {
-                match C::try_from(distance_code(value) as u32) {
-                    Ok(code) => *slot = code,
-                    Err(_) => return Ok(false),
+    // In batches of blocks, giving the file's pages back to the kernel after each, so that a large table is not
+    // resident twice (its file and its codes).
+    let batch = 64 * rayon::current_num_threads();
+    let mut fits = true;
+    for (n, chunks) in codes.chunks_mut(per_block * batch).enumerate() {
+        fits &= chunks
+            .par_chunks_mut(per_block)
+            .enumerate()
+            .map(|(b, chunk)| -> Result<bool, ProbeError> {
+                let block = (n * batch + b) as u64;
+                for (slot, value) in chunk.iter_mut().zip(file.distance_block(block)?) {
+                    match C::try_from(distance_code(value) as u32) {
+                        Ok(code) => *slot = code,
+                        Err(_) => return Ok(false),
+                    }
                 }
-            }
-            Ok(true)
-        })
-        .try_reduce(|| true, |a, b| Ok(a && b))?;
+                Ok(true)
+            })
+            .try_reduce(|| true, |a, b| Ok(a && b))?;
+        file.release_pages();
+        if !fits {
+            break;
+        }
+    }
     Ok(fits.then_some(codes))
 }

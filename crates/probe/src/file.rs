@@ -87,6 +87,18 @@ impl TableFile {
         &self.header
     }
 
+    /// Gives the pages of the file read so far back to the kernel; they are read from the file again when needed.
+    /// For a reader that walks a large file once (a check, or reading a table whole): the mapped pages it has read
+    /// would otherwise count in its resident memory until the kernel needs them.
+    pub fn release_pages(&self) {
+        if let Bytes::Mapped(map) = &self.bytes {
+            // SAFETY: the mapping is shared and read-only, so MADV_DONTNEED only drops clean references to the page
+            // cache: any later read faults the file's same bytes back in (retro never rewrites a table in place,
+            // see `open`), and no reference into the map can observe a difference. Failure changes nothing.
+            let _ = unsafe { map.unchecked_advise(memmap2::UncheckedAdvice::DontNeed) };
+        }
+    }
+
     /// Size of the file in bytes.
     pub fn len(&self) -> u64 {
         self.bytes.len() as u64

@@ -609,34 +609,50 @@ impl FileWriter<'_> {
                 what: "the header reads back differently".into(),
             });
         }
-        (0..self.block_count())
-            .into_par_iter()
-            .try_for_each(|block| {
-                let range = self.block_range(block);
-                let start = range.start;
-                let wrong = match self.encoding {
-                    Encoding::Wdl2 => file
-                        .wdl_block(block)?
-                        .into_iter()
-                        .zip(range)
-                        .find(|&(outcome, i)| values(i).is_some_and(|v| v.outcome() != outcome)),
-                    _ => file
-                        .distance_block(block)?
-                        .into_iter()
-                        .zip(range)
-                        .find(|&(value, i)| values(i) != value)
-                        .map(|(_, i)| (Outcome::Draw, i)),
-                };
-                match wrong {
-                    None => Ok(()),
-                    Some((_, index)) => Err(WriteError::ReadBack {
-                        path: self.path.to_path_buf(),
-                        what: format!(
-                            "index {index} (block {block} from {start}) reads back wrong"
-                        ),
-                    }),
-                }
-            })
+        // In batches, giving the pages read back to the kernel after each: a large table's file would otherwise
+        // end up resident whole, on top of the values it is compared with.
+        let blocks = self.block_count();
+        let batch = 64 * rayon::current_num_threads() as u64;
+        for first in (0..blocks).step_by(batch as usize) {
+            self.read_back_blocks(&file, first..(first + batch).min(blocks), values)?;
+            file.release_pages();
+        }
+        Ok(())
+    }
+
+    fn read_back_blocks<V>(
+        &self,
+        file: &TableFile,
+        blocks: std::ops::Range<u64>,
+        values: &V,
+    ) -> Result<(), WriteError>
+    where
+        V: Fn(Index) -> Option<Value> + Sync,
+    {
+        blocks.into_par_iter().try_for_each(|block| {
+            let range = self.block_range(block);
+            let start = range.start;
+            let wrong = match self.encoding {
+                Encoding::Wdl2 => file
+                    .wdl_block(block)?
+                    .into_iter()
+                    .zip(range)
+                    .find(|&(outcome, i)| values(i).is_some_and(|v| v.outcome() != outcome)),
+                _ => file
+                    .distance_block(block)?
+                    .into_iter()
+                    .zip(range)
+                    .find(|&(value, i)| values(i) != value)
+                    .map(|(_, i)| (Outcome::Draw, i)),
+            };
+            match wrong {
+                None => Ok(()),
+                Some((_, index)) => Err(WriteError::ReadBack {
+                    path: self.path.to_path_buf(),
+                    what: format!("index {index} (block {block} from {start}) reads back wrong"),
+                }),
+            }
+        })
     }
 }
 

@@ -105,3 +105,28 @@ fn a_long_chain_needs_two_byte_distances_and_reads_back() {
     );
     assert_eq!(table.meta().sides[0].longest_win, Some(299));
 }
+
+#[test]
+fn files_read_back_after_their_pages_are_given_back() {
+    // Enough 64-value blocks that the writer's read-back goes through several batches, giving the pages of the
+    // file back to the kernel between them.
+    let graph = retro_graph::random::graph(40_000, 1.5, 0.5, 7);
+    let options = WriteOptions {
+        wdl_block_values: 64,
+        distance_block_values: 64,
+        ..WriteOptions::default()
+    };
+    let table = check(&graph, PlayConvention::Normal, "released", options);
+    let solution = solve(&graph.game(), &SolveOptions::default()).unwrap();
+    let file = table.distance_file();
+    assert!(file.header().block_count > 500);
+    for block in 0..file.header().block_count {
+        if block % 100 == 0 {
+            file.release_pages();
+        }
+        let values = file.distance_block(block).unwrap();
+        for (offset, value) in values.into_iter().enumerate() {
+            assert_eq!(value, solution.value(block * 64 + offset as u64));
+        }
+    }
+}
