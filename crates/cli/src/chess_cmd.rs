@@ -150,6 +150,8 @@ fn build(
     let start = Instant::now();
     let name = material.to_string();
     let game = ChessGame::new(material, set)?;
+    // The tables held for the exits share the memory budget with the engine.
+    let engine = engine.reserving(set.resident_bytes());
     let solution = engine.solve(
         &game,
         PlayConvention::Normal,

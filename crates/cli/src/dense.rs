@@ -64,6 +64,13 @@ impl Values for DenseValues {
     fn longest_plies(&self) -> u32 {
         self.longest
     }
+
+    fn resident_bytes(&self) -> u64 {
+        match &self.codes {
+            Codes::Narrow(codes) => codes.len() as u64 * 2,
+            Codes::Wide(codes) => codes.len() as u64 * 4,
+        }
+    }
 }
 
 /// Decodes every block of a table's distance file straight into its place in one array; `None` when a code does not

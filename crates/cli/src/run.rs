@@ -18,8 +18,8 @@ pub struct EngineArgs {
     /// Worker threads (default: all cores). The result does not depend on it.
     #[arg(long)]
     pub threads: Option<usize>,
-    /// The most memory the engine's arrays may use, e.g. 512M or 16G (default: half the RAM). A larger table is
-    /// built slice by slice through the work directory.
+    /// The most memory the engine's arrays (and the sub-tables a chess build holds for its exits) may use, e.g.
+    /// 512M or 16G (default: half the RAM). A larger table is built slice by slice through the work directory.
     #[arg(long, value_parser = parse_size, value_name = "SIZE")]
     pub memory: Option<u64>,
     /// Directory for scratch files and checkpoints. With it, a build that is killed resumes from its last
@@ -51,6 +51,16 @@ impl EngineArgs {
                 disk_full_after: self.test_disk_full_after,
                 ..Default::default()
             },
+        }
+    }
+
+    /// These options with `bytes` of the memory budget already taken, by tables a build holds for its exits: the
+    /// budget bounds the whole build, not the engine's arrays alone.
+    pub fn reserving(&self, bytes: u64) -> EngineArgs {
+        let budget = self.memory.unwrap_or_else(retro_engine::default_budget);
+        EngineArgs {
+            memory: Some(budget.saturating_sub(bytes)),
+            ..self.clone()
         }
     }
 
@@ -249,7 +259,19 @@ impl SolveProgress {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_size;
+    use super::{EngineArgs, parse_size};
+
+    #[test]
+    fn tables_held_for_exits_come_off_the_budget() {
+        let args = EngineArgs {
+            memory: Some(100 << 20),
+            ..Default::default()
+        };
+        assert_eq!(args.reserving(30 << 20).memory, Some(70 << 20));
+        assert_eq!(args.reserving(200 << 20).memory, Some(0));
+        let default = EngineArgs::default().reserving(1 << 20).memory.unwrap();
+        assert_eq!(default, retro_engine::default_budget() - (1 << 20));
+    }
 
     #[test]
     fn sizes_parse_with_binary_units() {

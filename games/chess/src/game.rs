@@ -415,6 +415,12 @@ pub trait Values: Sync + Send {
     fn longest_plies(&self) -> u32 {
         0
     }
+
+    /// The bytes of memory these values hold (0 for values read from disk on demand): a build that keeps them
+    /// takes them off its engine's budget.
+    fn resident_bytes(&self) -> u64 {
+        0
+    }
 }
 
 impl Values for retro_engine::Solution {
@@ -424,6 +430,10 @@ impl Values for retro_engine::Solution {
 
     fn longest_plies(&self) -> u32 {
         self.stats().max_plies
+    }
+
+    fn resident_bytes(&self) -> u64 {
+        self.size() * u64::from(self.stats().cell_bytes)
     }
 }
 
@@ -486,6 +496,11 @@ impl TableSet {
             .iter()
             .find(|(i, _)| i.material() == material)
             .map(|(i, v)| (i, v.as_ref()))
+    }
+
+    /// The bytes of memory the tables held take.
+    pub fn resident_bytes(&self) -> u64 {
+        self.tables.iter().map(|(_, v)| v.resident_bytes()).sum()
     }
 
     /// The value of any legal position whose table is held (KvK is always a draw). A position with en-passant rights
