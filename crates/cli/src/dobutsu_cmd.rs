@@ -42,37 +42,13 @@ pub struct GenerateDobutsuArgs {
     /// Worker threads (default: all cores). The files do not depend on it.
     #[arg(long)]
     pub threads: Option<usize>,
-    /// Memory for the engine's arrays, such as 800M or 2G. With it, the engine works through files in DIR/dobutsu/work
+    /// Memory for the engine's arrays, such as 800M or 2G (powers of 1024). With it, the engine works through files in DIR/dobutsu/work
     /// (slice by slice if the budget calls for it, with a checkpoint per generation); without it, in memory.
     #[arg(long)]
     pub memory: Option<String>,
     /// No progress display.
     #[arg(long)]
     pub quiet: bool,
-}
-
-/// Parses `800M`, `2G`, `1.5G`, `65536` (bytes; K, M, G, T are powers of 1024).
-fn parse_size(text: &str) -> Result<u64> {
-    let t = text.trim();
-    let (number, unit) = match t.char_indices().find(|(_, c)| c.is_ascii_alphabetic()) {
-        Some((i, _)) => (&t[..i], t[i..].to_ascii_uppercase()),
-        None => (t, String::new()),
-    };
-    let shift = match unit.trim_end_matches(['B', 'I']) {
-        "" => 0,
-        "K" => 10,
-        "M" => 20,
-        "G" => 30,
-        "T" => 40,
-        _ => bail!("--memory {text:?}: the unit must be K, M, G or T"),
-    };
-    let n: f64 = number
-        .trim()
-        .parse()
-        .ok()
-        .filter(|n: &f64| n.is_finite() && *n >= 0.0)
-        .with_context(|| format!("--memory {text:?} is not a size such as 800M or 2G"))?;
-    Ok((n * (1u64 << shift) as f64) as u64)
 }
 
 /// `name_positions`, `name_win`, ... as table parameters.
@@ -93,7 +69,11 @@ fn count_params(prefix: &str, c: &Counts) -> Vec<(String, String)> {
 
 pub fn generate(args: &GenerateDobutsuArgs) -> Result<()> {
     let start = Instant::now();
-    let budget = args.memory.as_deref().map(parse_size).transpose()?;
+    let budget = args
+        .memory
+        .as_deref()
+        .map(|text| crate::run::parse_size(text).map_err(|e| anyhow::anyhow!("--memory: {e}")))
+        .transpose()?;
     let game = DobutsuGame::new();
     let indexer = game.indexer();
     let work_dir = args.out.join(GAME).join("work");
@@ -476,21 +456,4 @@ pub fn verify(table: &Table) -> Result<u64> {
         )
     })?;
     Ok(certified)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sizes_parse() {
-        assert_eq!(parse_size("800M").unwrap(), 800 << 20);
-        assert_eq!(parse_size("2G").unwrap(), 2 << 30);
-        assert_eq!(parse_size("1.5g").unwrap(), 3 << 29);
-        assert_eq!(parse_size("4096").unwrap(), 4096);
-        assert_eq!(parse_size("1GiB").unwrap(), 1 << 30);
-        assert!(parse_size("lots").is_err());
-        assert!(parse_size("3X").is_err());
-        assert!(parse_size("-1G").is_err());
-    }
 }

@@ -279,8 +279,10 @@ mod tests {
         assert_eq!(parse_size("16G"), Ok(16 << 30));
         assert_eq!(parse_size("1.5GiB"), Ok(3 << 29));
         assert_eq!(parse_size("1000"), Ok(1000));
+        assert_eq!(parse_size("1.5g"), Ok(3 << 29));
         assert!(parse_size("lots").is_err());
         assert!(parse_size("12Q").is_err());
         assert!(parse_size("0").is_err());
+        assert!(parse_size("-1G").is_err());
     }
 }
