@@ -391,33 +391,28 @@ pub fn verify(tables: &Tables, name: &str, memory: u64) -> Result<u64> {
             set.insert(needed, Box::new(load_dense(tables, needed)?));
         }
     }
+    // With pawns on both sides, the positions with en-passant rights are not in the file: each is valued from its
+    // moves, looked up in the table itself and its sub-tables (one set for the exits and these lookups), and the
+    // certificate checks every stored position against them.
+    let with_ep = material.both_sides_have_pawns();
+    if with_ep {
+        let own =
+            DenseValues::read(&table).with_context(|| format!("table {material} is damaged"))?;
+        set.insert(material, Box::new(own));
+    }
     let game = ChessGame::new(material, &set)?;
     let index = game.index().clone();
     let describe = |i: Index| match game.position(i) {
         Some(pos) => format!("position {}", pos.fen()),
         None => format!("hole {i}"),
     };
-    if game.ep_index().is_empty() {
+    if !with_ep {
         return tables::certify_table(&table, &game, PlayConvention::Normal, memory, describe);
     }
-    // The positions with en-passant rights are not in the file: each is valued from its moves, looked up in the
-    // table itself and its sub-tables, and the certificate checks every stored position against them.
-    let mut own = TableSet::new();
-    own.insert(
-        material,
-        Box::new(
-            DenseValues::read(&table).with_context(|| format!("table {material} is damaged"))?,
-        ),
-    );
-    for needed in material.successors() {
-        if needed != Material::KVK {
-            own.insert(needed, Box::new(load_dense(tables, needed)?));
-        }
-    }
-    let stored_values = own.get(material).expect("inserted above").1;
+    let stored_values = set.get(material).expect("inserted above").1;
     let stored = index.size();
     let lookup = |pos: &Position| {
-        own.probe(pos)
+        set.probe(pos)
             .with_context(|| format!("no value for {}", pos.fen()))
     };
     let values = |i: Index| {
