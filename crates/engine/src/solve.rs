@@ -18,7 +18,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
 use rayon::prelude::*;
-use retro_game::{Game, Move, Node, Outcome, PlayConvention};
+use retro_game::{Game, Node, Outcome, PlayConvention};
 
 use crate::cell::{Cells, State, W8, W16, W32, Width};
 use crate::frontier::Frontier;
@@ -170,26 +170,21 @@ struct Summary {
 impl Summary {
     fn of<G: Game>(game: &G, index: u64) -> (Node, Summary) {
         let mut s = Summary::default();
-        let node = game.expand(index, |m| {
+        let (node, inside) = game.count_moves(index, |v| {
             s.moves += 1;
-            match m {
-                Move::To(_) => s.inside += 1,
-                Move::Exit(v) => {
-                    let back = v.back();
-                    let plies = back.plies().unwrap_or(0);
-                    match back.outcome() {
-                        Outcome::Win => {
-                            s.exit_win = Some(s.exit_win.map_or(plies, |w| w.min(plies)))
-                        }
-                        Outcome::Loss => {
-                            s.refuting_exit = true;
-                            s.loss_floor = s.loss_floor.max(plies);
-                        }
-                        Outcome::Draw => s.drawing_exit = true,
-                    }
+            let back = v.back();
+            let plies = back.plies().unwrap_or(0);
+            match back.outcome() {
+                Outcome::Win => s.exit_win = Some(s.exit_win.map_or(plies, |w| w.min(plies))),
+                Outcome::Loss => {
+                    s.refuting_exit = true;
+                    s.loss_floor = s.loss_floor.max(plies);
                 }
+                Outcome::Draw => s.drawing_exit = true,
             }
         });
+        s.inside = inside;
+        s.moves += inside;
         (node, s)
     }
 }

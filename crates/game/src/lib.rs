@@ -185,6 +185,19 @@ pub trait Game: Sync {
     /// terminal position.
     fn expand<F: FnMut(Move)>(&self, index: Index, visit: F) -> Node;
 
+    /// What initialisation needs of the position at `index`: the number of its moves that land inside the table
+    /// (counted as [`expand`](Game::expand) lists them, twins folded alike) and, through `exit`, the value of each
+    /// move that leaves it. The default counts what `expand` visits; a game that can count its moves without naming
+    /// their targets overrides it, as initialisation runs it on every index.
+    fn count_moves<F: FnMut(Value)>(&self, index: Index, mut exit: F) -> (Node, u64) {
+        let mut inside = 0;
+        let node = self.expand(index, |m| match m {
+            Move::To(_) => inside += 1,
+            Move::Exit(v) => exit(v),
+        });
+        (node, inside)
+    }
+
     /// Visits every predecessor of the position at `index` inside this table: every index `p` with a move
     /// `Move::To(index)`, as often as `p` has such moves.
     fn unmoves<F: FnMut(Index)>(&self, index: Index, visit: F);

@@ -344,6 +344,82 @@ impl Game for ChessGame<'_> {
         Node::Playable
     }
 
+    /// The moves of a position counted without naming their targets where [`expand`](Game::expand)'s quick path
+    /// allows: the other men's quiet moves reach distinct indices, and a king move reaches an index distinct from
+    /// all of them unless its king pair is the position's own, which the pair table tells without encoding. Only
+    /// then are the targets named, to fold a twin exactly as `expand` does.
+    fn count_moves<F: FnMut(Value)>(&self, index: Index, mut exit: F) -> (Node, u64) {
+        let Some(pos) = self.position(index) else {
+            return (Node::Hole, 0);
+        };
+        let (white_king, black_king) = (pos.king(Color::White), pos.king(Color::Black));
+        if !self.quick || self.index.kings_on_axis(white_king, black_king) {
+            let mut inside = 0;
+            let node = self.expand(index, |m| match m {
+                Move::To(_) => inside += 1,
+                Move::Exit(v) => exit(v),
+            });
+            return (node, inside);
+        }
+        let own_pair = self.index.pair_of(index);
+        // King moves that keep the king pair (a symmetric image of the kings' placement), by target square.
+        let mut same_pair = Bitboard::EMPTY;
+        let mut inside = 0u64;
+        let mut any = false;
+        pos.visit_legal_moves(|m| {
+            any = true;
+            if m.converts() {
+                exit(self.exit_value(&pos, &m));
+                return;
+            }
+            inside += 1;
+            if m.role == Role::King {
+                let pair = match pos.turn() {
+                    Color::White => self.index.pair_number(m.to, black_king),
+                    Color::Black => self.index.pair_number(white_king, m.to),
+                };
+                if pair == own_pair {
+                    same_pair = same_pair.with(m.to);
+                }
+            }
+        });
+        if !any {
+            return (
+                Node::Terminal(if pos.in_check(pos.turn()) {
+                    Value::loss(0)
+                } else {
+                    Value::DRAW
+                }),
+                0,
+            );
+        }
+        if same_pair.nonempty() {
+            // Rare: name the other men's targets, and fold each such king move that reaches one of them.
+            let us = pos.turn();
+            let digits = self.index.digits(index, &pos);
+            let mut others = [0 as Index; QUIET_CAPACITY];
+            let mut n = 0;
+            pos.visit_legal_moves(|m| {
+                if !m.converts() && m.role != Role::King {
+                    let squares =
+                        Bitboard(pos.by_piece(us, m.role).0 ^ m.from.bb().0 ^ m.to.bb().0);
+                    others[n] = self.index.after_quiet_move(&digits, us, m.role, squares);
+                    n += 1;
+                }
+            });
+            let king = pos.king(us);
+            for to in same_pair {
+                let target = self
+                    .index
+                    .encode_oriented(&pos.after_quiet(Role::King, king, to));
+                if others[..n].contains(&target) {
+                    inside -= 1;
+                }
+            }
+        }
+        (Node::Playable, inside)
+    }
+
     /// The predecessors of a position, folded like [`expand`](Game::expand)'s targets.
     fn unmoves<F: FnMut(Index)>(&self, index: Index, mut visit: F) {
         let Some(pos) = self.position(index) else {
@@ -354,7 +430,6 @@ impl Game for ChessGame<'_> {
                 .index
                 .kings_on_axis(pos.king(Color::White), pos.king(Color::Black));
         let mover = pos.turn().other();
-        let mover_king = pos.king(mover);
         // The digits serve only the quick path (an index of the en-passant region has none).
         let digits = quick.then(|| self.index.digits(index, &pos));
         // Quiet moves of other men from the front, the rest from the back: one array, zeroed once. Without the quick
@@ -372,11 +447,10 @@ impl Game for ChessGame<'_> {
                 });
             }
         } else {
-            pos.unmoves(|before| {
+            pos.unmoves_with_role(|before, role| {
                 if let Some(digits) = &digits
-                    && before.king(mover) == mover_king
+                    && role != Role::King
                 {
-                    let role = pos.moved_role(&before);
                     targets[n_others] = self.index.after_quiet_move(
                         digits,
                         mover,
@@ -630,6 +704,49 @@ mod tests {
                 checked += check_contract(&game, table + n);
             }
             assert!(checked > 0, "{name}");
+        }
+    }
+
+    #[test]
+    fn counting_moves_agrees_with_expanding_them() {
+        // The quick path (pawnless, pawns on one side), and tables without it (a symmetric material, en passant).
+        for (name, step) in [
+            ("KQvKR", 1),
+            ("KRPvK", 1),
+            ("KRvKR", 3),
+            ("KPvKP", 7),
+            ("KQRvKB", 997),
+        ] {
+            let material = Material::parse(name).unwrap();
+            let set = all_draws(material);
+            let game = ChessGame::new(material, &set).unwrap();
+            let mut twins = 0;
+            for i in (0..game.size()).step_by(step) {
+                let (mut inside, mut exits) = (0, 0);
+                let node = game.expand(i, |m| match m {
+                    Move::To(_) => inside += 1,
+                    Move::Exit(_) => exits += 1,
+                });
+                let mut counted_exits = 0;
+                let (counted_node, counted) = game.count_moves(i, |_| counted_exits += 1);
+                assert_eq!(
+                    (counted_node, counted, counted_exits),
+                    (node, inside, exits),
+                    "{name} {i}"
+                );
+                if let Some(pos) = game.position(i) {
+                    let mut quiet = 0;
+                    pos.visit_legal_moves(|m| quiet += u64::from(!m.converts()));
+                    // Twins on the quick path: a king move reaching an image of another man's move.
+                    let axis = game
+                        .index
+                        .kings_on_axis(pos.king(Color::White), pos.king(Color::Black));
+                    twins += u64::from(quiet > inside && !axis);
+                }
+            }
+            // Without pawns the folding of twins on the quick path is exercised, not only the plain count.
+            let quick = !material.has_pawns() && !material.is_symmetric();
+            assert_eq!(twins > 0, quick, "{name}");
         }
     }
 

@@ -471,6 +471,12 @@ impl TableIndex {
         )
     }
 
+    /// The king-pair digit of the positions with these kings: what [`pair_of`](Self::pair_of) gives their indices.
+    #[inline]
+    pub(crate) fn pair_number(&self, white_king: Square, black_king: Square) -> u64 {
+        u64::from(self.raw_pairs[white_king.index() * 64 + black_king.index()].number)
+    }
+
     /// The king-pair digit of an index: two indices with different digits have different king placements.
     #[inline]
     pub(crate) fn pair_of(&self, index: u64) -> u64 {

@@ -455,16 +455,6 @@ impl Position {
             .any(|from| self.leaves_king_safe(from, ep, victim.bb(), false))
     }
 
-    /// The role of the man that stands elsewhere in `other`, a position one quiet move away from this one (either
-    /// way round); the king when no other role differs.
-    #[inline]
-    pub fn moved_role(&self, other: &Position) -> Role {
-        Role::NON_KING
-            .into_iter()
-            .find(|r| self.by_role[r.index()] != other.by_role[r.index()])
-            .unwrap_or(Role::King)
-    }
-
     /// The same position without en-passant rights: what a table stores.
     pub fn without_ep(&self) -> Position {
         Position {
@@ -480,11 +470,34 @@ impl Position {
     /// A double push that gives the opponent an en-passant capture does not reach this position (without en-passant
     /// rights) but its twin with them, so it is left out here.
     pub fn unmoves<F: FnMut(Position)>(&self, mut visit: F) {
+        self.unmoves_with_role(|before, _| visit(before));
+    }
+
+    /// [`unmoves`](Self::unmoves), with the role of the man that moved.
+    ///
+    /// A predecessor is legal when the side to move here was not in check in it. When it is not in check here
+    /// either, that needs no test per predecessor for most men: the moved man gave check from its origin only if the
+    /// origin is one of the squares from which its role attacks the king, which are left out at once; and it can
+    /// have blocked a check only if vacating its square here opens a line onto the king, which one test per man
+    /// tells. Only then, or when the king is in check here, is each predecessor tested in full.
+    pub fn unmoves_with_role<F: FnMut(Position, Role)>(&self, mut visit: F) {
         let mover = self.turn.other();
         let victim = self.turn;
         let occupied = self.occupied();
         let empty = !occupied;
         let victim_king = self.king(victim);
+        let in_check = self.attacked_with(victim_king, mover, occupied, Bitboard::EMPTY);
+        // Whether every predecessor of the man on `to` must be tested: the king is in check here, or vacating `to`
+        // opens a line of another man of the mover onto it.
+        let test_each = |to: Square| {
+            in_check
+                || self.attacked_with(
+                    victim_king,
+                    mover,
+                    Bitboard(occupied.0 & !to.bb().0),
+                    to.bb(),
+                )
+        };
         for role in [
             Role::Knight,
             Role::Bishop,
@@ -495,10 +508,25 @@ impl Position {
             for to in self.by_piece(mover, role) {
                 let mut origins = attacks::attacks(mover, role, to, occupied) & empty;
                 if role == Role::King {
+                    // Kings never stand side by side.
                     origins = origins & !attacks::king(victim_king);
                 }
+                if test_each(to) {
+                    for from in origins {
+                        self.visit_unmove_tested(mover, role, from, to, &mut visit);
+                    }
+                    continue;
+                }
+                if role != Role::King {
+                    // The squares from which this man would give check, with its own square `to` vacated (leapers
+                    // and sliders attack symmetrically).
+                    let without_to = Bitboard(occupied.0 & !to.bb().0);
+                    origins = Bitboard(
+                        origins.0 & !attacks::attacks(mover, role, victim_king, without_to).0,
+                    );
+                }
                 for from in origins {
-                    self.visit_unmove(mover, role, from, to, &mut visit);
+                    visit(self.before(mover, role, from, to), role);
                 }
             }
         }
@@ -509,6 +537,8 @@ impl Position {
         } else {
             (5, 4)
         };
+        // The squares from which a pawn of the mover attacks the king.
+        let pawn_checks = attacks::pawn(victim, victim_king);
         for to in self.by_piece(mover, Role::Pawn) {
             let can_step_back = if mover == Color::White {
                 to.rank() >= single_rank_min
@@ -522,7 +552,15 @@ impl Position {
             if occupied.contains(one) {
                 continue;
             }
-            self.visit_unmove(mover, Role::Pawn, one, to, &mut visit);
+            let tested = test_each(to);
+            let step_back = |from: Square, visit: &mut F| {
+                if tested {
+                    self.visit_unmove_tested(mover, Role::Pawn, from, to, visit);
+                } else if !pawn_checks.contains(from) {
+                    visit(self.before(mover, Role::Pawn, from, to), Role::Pawn);
+                }
+            };
+            step_back(one, &mut visit);
             if to.rank() == double_rank {
                 let two = Square::new((one.index() as i8 + back) as u8);
                 if !occupied.contains(two) {
@@ -530,15 +568,27 @@ impl Position {
                     let mut after = *self;
                     after.ep_square = Some(one);
                     if !after.has_legal_ep() {
-                        self.visit_unmove(mover, Role::Pawn, two, to, &mut visit);
+                        step_back(two, &mut visit);
                     }
                 }
             }
         }
     }
 
+    /// This position before the mover's man of `role` went from `from` to `to`, with the mover to move.
     #[inline]
-    fn visit_unmove<F: FnMut(Position)>(
+    fn before(&self, mover: Color, role: Role, from: Square, to: Square) -> Position {
+        let moved = from.bb().0 | to.bb().0;
+        let mut before = *self;
+        before.by_color[mover.index()].0 ^= moved;
+        before.by_role[role.index()].0 ^= moved;
+        before.turn = mover;
+        before
+    }
+
+    /// Visits the position before a move, if the side not to move in it is not in check there.
+    #[inline]
+    fn visit_unmove_tested<F: FnMut(Position, Role)>(
         &self,
         mover: Color,
         role: Role,
@@ -546,14 +596,10 @@ impl Position {
         to: Square,
         visit: &mut F,
     ) {
-        let moved = from.bb().0 | to.bb().0;
-        let mut before = *self;
-        before.by_color[mover.index()].0 ^= moved;
-        before.by_role[role.index()].0 ^= moved;
-        before.turn = mover;
+        let before = self.before(mover, role, from, to);
         // In the predecessor the side that is to move now was not to move: it must not have been in check.
         if !before.in_check(mover.other()) {
-            visit(before);
+            visit(before, role);
         }
     }
 
