@@ -3,7 +3,7 @@
 # tablebases/chess/), and the WDL files against Syzygy's .rtbw files in ../shared/reference/chess/ (the issue's
 # target: within 3x).
 #
-#   scripts/table-sizes.sh              # generate --all 4 into a fresh directory (a few minutes), then report
+#   scripts/table-sizes.sh              # generate --all 4 --compact into a fresh directory (a few minutes), then report
 #   TABLES=/tmp/t4 scripts/table-sizes.sh   # report on tables already generated (DIR/chess/*.rwdl)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -14,7 +14,7 @@ retro=$target/release/retro
 if [[ -z ${TABLES:-} ]]; then
   TABLES=$(mktemp -d)
   /usr/bin/time -f "generate --all 4: %e s wall, %M KB peak RSS" \
-    "$retro" generate chess --all 4 --out "$TABLES" --threads 2 --quiet
+    "$retro" generate chess --all 4 --out "$TABLES" --threads 2 --quiet --compact
 fi
 reference=$here/../shared/reference/chess
 total=0

@@ -54,6 +54,10 @@ pub struct GenerateChessArgs {
     /// The directory of tables (tables go to DIR/chess/NAME.rwdl and .rdst).
     #[arg(long)]
     pub out: PathBuf,
+    /// Write the smallest files (the distance file at zstd's level 19, blocks also tried transposed): for tables
+    /// that ship. Writing then takes several times as long as solving a 4-man table.
+    #[arg(long)]
+    pub compact: bool,
     #[command(flatten)]
     pub engine: EngineArgs,
 }
@@ -127,7 +131,7 @@ pub fn generate(args: &GenerateChessArgs) -> Result<()> {
                     set.insert(s, Box::new(load_dense(&disk, s)?));
                 }
             }
-            let solution = build(m, &args.out, &set, &args.engine)?;
+            let solution = build(m, &args.out, &set, &args.engine, args.compact)?;
             // Keep in memory only what the tables still to build exit into.
             let later: Vec<Material> = order[k + 1..].iter().flat_map(|l| l.successors()).collect();
             set.retain(|t| later.contains(&t));
@@ -146,6 +150,7 @@ fn build(
     out: &Path,
     set: &TableSet,
     engine: &EngineArgs,
+    compact: bool,
 ) -> Result<retro_engine::Solution> {
     let start = Instant::now();
     let name = material.to_string();
@@ -176,7 +181,11 @@ fn build(
         // two (KRvKR: 41.1 KB with 2^20, 37.6 KB with 2^22; Syzygy's is 12.9 KB).
         options: WriteOptions {
             wdl_block_values: 1 << 22,
-            ..WriteOptions::default()
+            ..if compact {
+                WriteOptions::compact()
+            } else {
+                WriteOptions::default()
+            }
         },
     };
     let written = write_table(out, &spec, |i| solution.value(i))?;

@@ -477,6 +477,7 @@ fn periodic_distance_blocks_are_stored_transposed_and_read_back() {
     let options = WriteOptions {
         distance_block_values: 1 << 13,
         distance_level: 9,
+        try_transposed: true,
         ..small_blocks()
     };
     let mut spec = spec("periodic", size, 1, b"");
@@ -739,4 +740,22 @@ fn a_full_disk_is_a_clear_error_and_leaves_no_file() {
             "room {room}"
         );
     }
+}
+
+/// The compact options write a distance file no larger than the default ones (here smaller: the blocks have a
+/// period, which only they try), and both read back exactly.
+#[test]
+fn compact_options_write_smaller_distance_files() {
+    let size = 300_000;
+    let mut sizes = Vec::new();
+    for options in [WriteOptions::default(), WriteOptions::compact()] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut spec = spec("periodic", size, 1, b"");
+        spec.options = options;
+        let written = write_table(dir.path(), &spec, periodic).unwrap();
+        let table = Table::open(dir.path(), "graph", "periodic", 1 << 22).unwrap();
+        assert_reads_back(&table, &periodic);
+        sizes.push(written.distance_bytes);
+    }
+    assert!(sizes[1] < sizes[0], "{sizes:?}");
 }

@@ -33,9 +33,10 @@ pub struct TableSpec<'a, S> {
 }
 
 /// Block sizes, compression levels and the format version. The defaults suit tables from a few positions to a
-/// billion: tables of up to `large_table` indices (every chess table up to 4 men) are the ones people ship, so
-/// their distance files get large blocks and a strong level; larger tables keep a fast level, so that writing stays
-/// a small part of building them.
+/// billion and keep writing a small part of building them: the WDL file, which ships with engines, gets a strong
+/// level; the distance file a fast one, in large blocks for tables of up to `large_table` indices (every chess table
+/// up to 4 men) and small ones beyond. [`WriteOptions::compact`] trades writing time for the smallest files, for
+/// tables that ship.
 #[derive(Clone, Copy, Debug)]
 pub struct WriteOptions {
     /// Values per block in the WDL file (a power of two; 2^20 values are 256 KiB decompressed). Larger blocks
@@ -53,6 +54,9 @@ pub struct WriteOptions {
     pub large_table: u64,
     pub large_distance_block_values: u32,
     pub large_distance_level: i32,
+    /// Whether distance blocks of tables that are not large are also tried transposed (version 2): smaller for
+    /// some tables, at the cost of a second compression of the block.
+    pub try_transposed: bool,
     /// zstd level of the game payload (a graph's payload can be larger than its values).
     pub payload_level: i32,
     /// The format version to write: [`format::VERSION`], or 1 for readers that know nothing newer.
@@ -69,10 +73,13 @@ impl Default for WriteOptions {
             // the distance file, which serves the root and analysis, not the search).
             distance_block_values: 1 << 22,
             wdl_level: 19,
-            distance_level: 19,
+            // KQvKP's distance file: 2.21 MB at level 12, 1.71 MB at level 19 (with 2^22 values per block), which
+            // took 3.5 times as long to write as the whole table took to solve.
+            distance_level: 12,
             large_table: 1 << 24,
             large_distance_block_values: 1 << 16,
             large_distance_level: 12,
+            try_transposed: false,
             payload_level: 3,
             version: format::VERSION,
         }
@@ -80,6 +87,17 @@ impl Default for WriteOptions {
 }
 
 impl WriteOptions {
+    /// The smallest files this writer makes, for tables that ship (`tablebases/`): distance blocks at the WDL
+    /// file's level and tried transposed. Writing a 4-man chess table takes several times as long as solving it.
+    pub fn compact() -> WriteOptions {
+        let default = WriteOptions::default();
+        WriteOptions {
+            distance_level: default.wdl_level,
+            try_transposed: true,
+            ..default
+        }
+    }
+
     /// Values per block and zstd level of the distance file of a table of `size` indices.
     fn distance_settings(&self, size: Index) -> (u32, i32) {
         if size > self.large_table {
@@ -276,7 +294,8 @@ where
         let file = FileWriter {
             path: &path,
             version: options.version,
-            try_transposed: options.version >= 2
+            try_transposed: options.try_transposed
+                && options.version >= 2
                 && kind == FileKind::Distance
                 && spec.size <= options.large_table,
             encoding,

@@ -54,6 +54,7 @@ fn seeds() -> Vec<Vec<u8>> {
                 wdl_level: 3,
                 distance_level: 3,
                 payload_level: 3,
+                try_transposed: true,
                 version,
                 ..WriteOptions::default()
             },
