@@ -647,6 +647,8 @@ impl<G: Game> Sliced<'_, G> {
             let (base, len) = state.slice_range(slice);
             let findings = Findings::default();
             let cells = &buffer;
+            // Progress within the slice too: a slice of a six-man table takes minutes.
+            let tasks_done = std::sync::atomic::AtomicU64::new(0);
             let seeds = (0..len.div_ceil(TASK))
                 .into_par_iter()
                 .fold(BTreeMap::new, |mut seeds: BTreeMap<u32, u64>, task| {
@@ -666,6 +668,13 @@ impl<G: Game> Sliced<'_, G> {
                                 *seeds.entry(p).or_default() += 1;
                             }
                         }
+                    }
+                    let done = tasks_done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                    if done.is_multiple_of(256) {
+                        (self.progress)(&Progress::Initialising {
+                            done: base + (done * TASK as u64).min(len as u64),
+                            size,
+                        });
                     }
                     seeds
                 })
