@@ -366,23 +366,24 @@ impl Game for ChessGame<'_> {
         let mut same_pair = Bitboard::EMPTY;
         let mut inside = 0u64;
         let mut any = false;
-        pos.visit_legal_moves(|m| {
+        // The other men's quiet moves are counted, not visited.
+        let others = pos.count_quiet_visit_rest(|m| {
             any = true;
             if m.converts() {
                 exit(self.exit_value(&pos, &m));
                 return;
             }
             inside += 1;
-            if m.role == Role::King {
-                let pair = match pos.turn() {
-                    Color::White => self.index.pair_number(m.to, black_king),
-                    Color::Black => self.index.pair_number(white_king, m.to),
-                };
-                if pair == own_pair {
-                    same_pair = same_pair.with(m.to);
-                }
+            let pair = match pos.turn() {
+                Color::White => self.index.pair_number(m.to, black_king),
+                Color::Black => self.index.pair_number(white_king, m.to),
+            };
+            if pair == own_pair {
+                same_pair = same_pair.with(m.to);
             }
         });
+        inside += others;
+        any |= others > 0;
         if !any {
             return (
                 Node::Terminal(if pos.in_check(pos.turn()) {

@@ -6,7 +6,7 @@ mod common;
 use std::collections::BTreeSet;
 
 use common::{MATERIALS, Rng, random_position};
-use retro_chess::{Material, MoveList, Position};
+use retro_chess::{Material, MoveList, Position, Role};
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Position as _, fen::Fen};
 
 fn positions_per_material() -> u64 {
@@ -144,6 +144,29 @@ fn unmoves_agree_with_moves() {
                     .count();
                 assert_eq!(hits, 1, "{} should move to {}", before.fen(), pos.fen());
             });
+        }
+    }
+}
+
+#[test]
+fn counting_quiet_moves_agrees_with_listing_them() {
+    let mut rng = Rng(3);
+    for name in MATERIALS {
+        let material = Material::parse(name).unwrap();
+        for _ in 0..2_000 {
+            let pos = random_position(material, &mut rng);
+            let mut moves = MoveList::new();
+            pos.legal_moves(&mut moves);
+            let mut visited = Vec::new();
+            let quiet = pos.count_quiet_visit_rest(|m| visited.push(m));
+            let expected: Vec<_> = moves
+                .as_slice()
+                .iter()
+                .filter(|m| m.converts() || m.role == Role::King)
+                .copied()
+                .collect();
+            assert_eq!(visited, expected, "{}", pos.fen());
+            assert_eq!(quiet as usize + visited.len(), moves.len(), "{}", pos.fen());
         }
     }
 }
