@@ -448,19 +448,17 @@ impl Game for ChessGame<'_> {
                 });
             }
         } else {
-            pos.unmoves_with_role(|before, role| {
+            pos.visit_unmoves(|u| {
                 if let Some(digits) = &digits
-                    && role != Role::King
+                    && u.role != Role::King
                 {
-                    targets[n_others] = self.index.after_quiet_move(
-                        digits,
-                        mover,
-                        role,
-                        before.by_piece(mover, role),
-                    );
+                    // The man's squares before the move, without building the whole position.
+                    let squares =
+                        Bitboard(pos.by_piece(mover, u.role).0 ^ u.from.bb().0 ^ u.to.bb().0);
+                    targets[n_others] = self.index.after_quiet_move(digits, mover, u.role, squares);
                     n_others += 1;
                 } else {
-                    self.visit_predecessor(&before, |i| {
+                    self.visit_predecessor(&pos.before(&u), |i| {
                         n_kings += 1;
                         targets[QUIET_CAPACITY - n_kings] = i;
                     });

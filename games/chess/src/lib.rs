@@ -25,5 +25,5 @@ pub mod types;
 pub use game::{ChessGame, GameError, SubTables, TableSet, Values};
 pub use index::TableIndex;
 pub use material::{Material, MaterialError};
-pub use position::{ChessMove, MoveList, Position, PositionError};
+pub use position::{ChessMove, MoveList, Position, PositionError, Unmove};
 pub use types::{Bitboard, Color, Piece, Role, Square};

@@ -97,6 +97,15 @@ impl Default for MoveList {
     }
 }
 
+/// A move that neither captures nor promotes, seen from the position it reached: the man of `role` of the side not
+/// to move there went from `from` to `to`. [`Position::before`] gives the position it was played from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Unmove {
+    pub role: Role,
+    pub from: Square,
+    pub to: Square,
+}
+
 /// Why a FEN or a placement is not a position we can work with.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PositionError {
@@ -558,17 +567,18 @@ impl Position {
     /// A double push that gives the opponent an en-passant capture does not reach this position (without en-passant
     /// rights) but its twin with them, so it is left out here.
     pub fn unmoves<F: FnMut(Position)>(&self, mut visit: F) {
-        self.unmoves_with_role(|before, _| visit(before));
+        self.visit_unmoves(|u| visit(self.before(&u)));
     }
 
-    /// [`unmoves`](Self::unmoves), with the role of the man that moved.
+    /// [`unmoves`](Self::unmoves), each given as the move that was undone rather than as a whole position: a caller
+    /// that needs only the moved man's squares builds no position (see [`before`](Self::before)).
     ///
     /// A predecessor is legal when the side to move here was not in check in it. When it is not in check here
     /// either, that needs no test per predecessor for most men: the moved man gave check from its origin only if the
     /// origin is one of the squares from which its role attacks the king, which are left out at once; and it can
     /// have blocked a check only if vacating its square here opens a line onto the king, which one test per man
     /// tells. Only then, or when the king is in check here, is each predecessor tested in full.
-    pub fn unmoves_with_role<F: FnMut(Position, Role)>(&self, mut visit: F) {
+    pub fn visit_unmoves<F: FnMut(Unmove)>(&self, mut visit: F) {
         let mover = self.turn.other();
         let victim = self.turn;
         let occupied = self.occupied();
@@ -614,7 +624,7 @@ impl Position {
                     );
                 }
                 for from in origins {
-                    visit(self.before(mover, role, from, to), role);
+                    visit(Unmove { role, from, to });
                 }
             }
         }
@@ -645,7 +655,11 @@ impl Position {
                 if tested {
                     self.visit_unmove_tested(mover, Role::Pawn, from, to, visit);
                 } else if !pawn_checks.contains(from) {
-                    visit(self.before(mover, Role::Pawn, from, to), Role::Pawn);
+                    visit(Unmove {
+                        role: Role::Pawn,
+                        from,
+                        to,
+                    });
                 }
             };
             step_back(one, &mut visit);
@@ -663,20 +677,22 @@ impl Position {
         }
     }
 
-    /// This position before the mover's man of `role` went from `from` to `to`, with the mover to move.
+    /// This position before the un-move `u` (a move of the side not to move here), with that side to move.
     #[inline]
-    fn before(&self, mover: Color, role: Role, from: Square, to: Square) -> Position {
-        let moved = from.bb().0 | to.bb().0;
+    pub fn before(&self, u: &Unmove) -> Position {
+        let mover = self.turn.other();
+        let moved = u.from.bb().0 | u.to.bb().0;
         let mut before = *self;
         before.by_color[mover.index()].0 ^= moved;
-        before.by_role[role.index()].0 ^= moved;
+        before.by_role[u.role.index()].0 ^= moved;
         before.turn = mover;
         before
     }
 
-    /// Visits the position before a move, if the side not to move in it is not in check there.
+    /// Visits the un-move of `role` from `from` to `to` if the side to move here is not in check in the position
+    /// before it.
     #[inline]
-    fn visit_unmove_tested<F: FnMut(Position, Role)>(
+    fn visit_unmove_tested<F: FnMut(Unmove)>(
         &self,
         mover: Color,
         role: Role,
@@ -684,10 +700,10 @@ impl Position {
         to: Square,
         visit: &mut F,
     ) {
-        let before = self.before(mover, role, from, to);
+        let u = Unmove { role, from, to };
         // In the predecessor the side that is to move now was not to move: it must not have been in check.
-        if !before.in_check(mover.other()) {
-            visit(before, role);
+        if !self.before(&u).in_check(mover.other()) {
+            visit(u);
         }
     }
 
