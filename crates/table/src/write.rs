@@ -78,7 +78,7 @@ impl Default for WriteOptions {
             distance_level: 12,
             large_table: 1 << 24,
             large_distance_block_values: 1 << 16,
-            large_distance_level: 12,
+            large_distance_level: 9,
             try_transposed: false,
             payload_level: 3,
             version: format::VERSION,
