@@ -310,26 +310,16 @@ impl TableIndex {
         let pair = (rest / self.per_pair) as usize;
         rest %= self.per_pair;
         let (wk, bk) = self.pairs[pair];
-        let mut pos = Position::empty(turn);
-        pos.put(
-            wk,
-            Piece {
-                color: Color::White,
-                role: Role::King,
-            },
-        );
-        pos.put(
-            bk,
-            Piece {
-                color: Color::Black,
-                role: Role::King,
-            },
-        );
         let (low_king, high_king) = if wk < bk {
             (wk.index(), bk.index())
         } else {
             (bk.index(), wk.index())
         };
+        // The bitboards are built in locals, one per colour and role, and the position once at the end.
+        let kings = wk.bb().0 | bk.bb().0;
+        let mut occupied = kings;
+        let mut colors = [wk.bb().0, bk.bb().0];
+        let [mut pawns, mut knights, mut bishops, mut rooks, mut queens] = [0u64; 5];
         // Digits are most significant first, in group order.
         let mut divisor = self.per_pair;
         for g in &self.groups {
@@ -338,6 +328,7 @@ impl TableIndex {
             rest %= divisor;
             // Unrank the combination: the largest a with C(a, i) <= code, for i = count down to 1.
             let mut top = if g.piece.role == Role::Pawn { 48 } else { 62 };
+            let mut group = 0u64;
             for i in (1..=g.count).rev() {
                 let mut a = if i == 1 { code as usize } else { top - 1 };
                 while BINOMIAL[a][i] > code {
@@ -357,14 +348,32 @@ impl TableIndex {
                     }
                     s
                 };
-                let sq = Square::new(sq as u8);
-                if pos.occupied().contains(sq) {
-                    return Err(Overlap);
-                }
-                pos.put(sq, g.piece);
+                group |= 1 << sq;
+            }
+            if occupied & group != 0 {
+                return Err(Overlap);
+            }
+            occupied |= group;
+            match g.piece.color {
+                Color::White => colors[0] |= group,
+                Color::Black => colors[1] |= group,
+            }
+            match g.piece.role {
+                Role::Pawn => pawns |= group,
+                Role::Knight => knights |= group,
+                Role::Bishop => bishops |= group,
+                Role::Rook => rooks |= group,
+                Role::Queen => queens |= group,
+                Role::King => unreachable!("kings are placed by the pair"),
             }
         }
-        Ok(pos)
+        // In the order of `Role`'s discriminants.
+        let by_role = [pawns, knights, bishops, rooks, queens, kings].map(Bitboard);
+        Ok(Position::from_bitboards(
+            colors.map(Bitboard),
+            by_role,
+            turn,
+        ))
     }
 
     /// The canonical index of a legal position of this material in either orientation (`KRvKQ` is looked up in the

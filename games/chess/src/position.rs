@@ -135,6 +135,23 @@ impl Position {
         }
     }
 
+    /// A position from its bitboards: the men of each colour, and of each role (indexed by [`Role::index`]), which
+    /// must agree. Decoding builds the bitboards in registers and the position once, rather than man by man in
+    /// memory, which the processor would read back before its writes had settled.
+    #[inline]
+    pub(crate) fn from_bitboards(
+        by_color: [Bitboard; 2],
+        by_role: [Bitboard; 6],
+        turn: Color,
+    ) -> Position {
+        Position {
+            by_color,
+            by_role,
+            turn,
+            ep_square: None,
+        }
+    }
+
     #[inline]
     pub fn turn(&self) -> Color {
         self.turn
