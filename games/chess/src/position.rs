@@ -503,36 +503,44 @@ impl Position {
     /// if the opponent has a legal en-passant capture (as a FEN written by a careful program would say).
     pub fn play(&self, m: &ChessMove) -> Position {
         let us = self.turn;
-        let mut next = *self;
-        next.ep_square = None;
-        if let Some(role) = m.capture {
-            let victim = if m.en_passant {
-                Square::from_coords(m.to.file(), m.from.rank())
+        let (from, to) = (m.from.bb().0, m.to.bb().0);
+        let victim = match m.capture {
+            Some(_) if m.en_passant => Square::from_coords(m.to.file(), m.from.rank()).bb().0,
+            Some(_) => to,
+            None => 0,
+        };
+        let taken = m.capture.map_or(usize::MAX, Role::index);
+        let placed = m.promotion.unwrap_or(m.role).index();
+        // Every bitboard is computed from the old ones by selection, in registers, and the position written once:
+        // flipping bits in place at an index known only at run time makes the processor read back writes that
+        // have not settled when the position is next copied.
+        let by_color = [0, 1].map(|c| {
+            let b = self.by_color[c].0;
+            Bitboard(if c == us.index() {
+                b ^ from ^ to
             } else {
-                m.to
-            };
-            next.remove(
-                victim,
-                Piece {
-                    color: us.other(),
-                    role,
-                },
-            );
-        }
-        next.remove(
-            m.from,
-            Piece {
-                color: us,
-                role: m.role,
-            },
-        );
-        next.put(
-            m.to,
-            Piece {
-                color: us,
-                role: m.promotion.unwrap_or(m.role),
-            },
-        );
+                b & !victim
+            })
+        });
+        let by_role = [0, 1, 2, 3, 4, 5].map(|r| {
+            let mut b = self.by_role[r].0;
+            if r == taken {
+                b &= !victim;
+            }
+            if r == m.role.index() {
+                b &= !from;
+            }
+            if r == placed {
+                b |= to;
+            }
+            Bitboard(b)
+        });
+        let mut next = Position {
+            by_color,
+            by_role,
+            turn: us,
+            ep_square: None,
+        };
         next.turn = us.other();
         if m.role == Role::Pawn && m.from.rank().abs_diff(m.to.rank()) == 2 {
             let ep = Square::from_coords(m.from.file(), (m.from.rank() + m.to.rank()) / 2);
@@ -548,13 +556,22 @@ impl Position {
     /// captures nor promotes, without en-passant rights: [`play`](Self::play) for the moves that stay in a table.
     #[inline]
     pub fn after_quiet(&self, role: Role, from: Square, to: Square) -> Position {
-        let moved = from.bb().0 | to.bb().0;
-        let mut next = *self;
-        next.by_color[self.turn.index()].0 ^= moved;
-        next.by_role[role.index()].0 ^= moved;
-        next.turn = self.turn.other();
-        next.ep_square = None;
-        next
+        self.with_man_moved(self.turn, role, from.bb().0 | to.bb().0, self.turn.other())
+    }
+
+    /// This position with `moved` (a man's origin and target squares) flipped in the bitboards of `color` and
+    /// `role`, `turn` to move and no en-passant rights. The bitboards are selected in registers and the position
+    /// written once (see [`play`](Self::play)).
+    #[inline]
+    fn with_man_moved(&self, color: Color, role: Role, moved: u64, turn: Color) -> Position {
+        Position {
+            by_color: [0, 1]
+                .map(|c| Bitboard(self.by_color[c].0 ^ if c == color.index() { moved } else { 0 })),
+            by_role: [0, 1, 2, 3, 4, 5]
+                .map(|r| Bitboard(self.by_role[r].0 ^ if r == role.index() { moved } else { 0 })),
+            turn,
+            ep_square: None,
+        }
     }
 
     /// Whether the side to move has a legal en-passant capture.
@@ -698,12 +715,7 @@ impl Position {
     #[inline]
     pub fn before(&self, u: &Unmove) -> Position {
         let mover = self.turn.other();
-        let moved = u.from.bb().0 | u.to.bb().0;
-        let mut before = *self;
-        before.by_color[mover.index()].0 ^= moved;
-        before.by_role[u.role.index()].0 ^= moved;
-        before.turn = mover;
-        before
+        self.with_man_moved(mover, u.role, u.from.bb().0 | u.to.bb().0, mover)
     }
 
     /// Visits the un-move of `role` from `from` to `to` if the side to move here is not in check in the position
