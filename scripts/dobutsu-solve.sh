@@ -19,6 +19,7 @@ retro="$CARGO_TARGET_DIR/release/retro"
 for n in "${threads[@]}"; do
     dir="$out/threads-$n"
     rm -rf "$dir"
+    mkdir -p "$out"
     echo "== retro generate dobutsu --threads $n"
     echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
     /usr/bin/time -v "$retro" generate dobutsu --out "$dir" --threads "$n" --quiet 2> "$dir.time" || { cat "$dir.time"; exit 1; }
