@@ -276,19 +276,37 @@ impl Position {
     /// Visits every legal move of the side to move, in the order [`legal_moves`](Self::legal_moves) lists them.
     #[inline]
     pub fn visit_legal_moves<F: FnMut(ChessMove)>(&self, mut visit: F) {
-        let us = self.turn;
-        let them = us.other();
-        let own = self.by_color(us);
-        let theirs = self.by_color(them);
-        let occupied = self.occupied();
-        // A piece off every line through our king, when the king is not in check, cannot expose it: its moves need
-        // no test. Only the king's moves and those of pieces on such lines are tested one by one.
-        let king = self.king(us);
-        let exposed = if self.is_attacked(king, them) {
+        let exposed = self.exposed();
+        self.visit_piece_moves::<true, F>(exposed, &mut visit);
+        self.visit_pawn_moves(exposed, visit);
+    }
+
+    /// The squares from which a man of the side to move may be pinned: every line through its king, or every
+    /// square when the king is in check. A man elsewhere cannot expose the king: its moves need no test.
+    #[inline]
+    fn exposed(&self) -> Bitboard {
+        let king = self.king(self.turn);
+        if self.is_attacked(king, self.turn.other()) {
             Bitboard(!0)
         } else {
             attacks::queen(king, Bitboard::EMPTY)
-        };
+        }
+    }
+
+    /// Visits the legal moves of the side to move's pieces and king (not its pawns), in square order. With
+    /// `LIST_QUIET` false, the quiet moves of unpinned pieces other than the king are counted instead, at once by
+    /// population count; returns that count (0 with `LIST_QUIET`).
+    #[inline]
+    fn visit_piece_moves<const LIST_QUIET: bool, F: FnMut(ChessMove)>(
+        &self,
+        exposed: Bitboard,
+        visit: &mut F,
+    ) -> u64 {
+        let us = self.turn;
+        let own = self.by_color(us);
+        let theirs = self.by_color(us.other());
+        let occupied = self.occupied();
+        let mut quiet = 0u64;
         for role in [
             Role::Knight,
             Role::Bishop,
@@ -298,7 +316,14 @@ impl Position {
         ] {
             for from in self.by_piece(us, role) {
                 let targets = attacks::attacks(us, role, from, occupied) & !own;
-                for to in targets {
+                let free = role != Role::King && !exposed.contains(from);
+                let one_by_one = if !LIST_QUIET && free {
+                    quiet += u64::from((targets & !occupied).count());
+                    targets & theirs
+                } else {
+                    targets
+                };
+                for to in one_by_one {
                     let capture = if theirs.contains(to) {
                         self.role_at(to)
                     } else {
@@ -312,9 +337,12 @@ impl Position {
                     } else {
                         Bitboard::EMPTY
                     };
-                    let safe = (role != Role::King && !exposed.contains(from))
-                        || self.leaves_king_safe(from, to, taken, role == Role::King);
-                    if safe {
+                    if !free && !self.leaves_king_safe(from, to, taken, role == Role::King) {
+                        continue;
+                    }
+                    if !LIST_QUIET && capture.is_none() && role != Role::King {
+                        quiet += 1;
+                    } else {
                         visit(ChessMove {
                             role,
                             from,
@@ -327,7 +355,7 @@ impl Position {
                 }
             }
         }
-        self.visit_pawn_moves(exposed, visit);
+        quiet
     }
 
     /// Visits every legal pawn move of the side to move; `exposed` holds the squares from which a man may be
@@ -413,66 +441,9 @@ impl Position {
     /// check, may go to every empty square it attacks: those are counted at once.
     #[inline]
     pub fn count_quiet_visit_rest<F: FnMut(ChessMove)>(&self, mut visit: F) -> u64 {
+        let exposed = self.exposed();
         let us = self.turn;
-        let them = us.other();
-        let own = self.by_color(us);
-        let theirs = self.by_color(them);
-        let occupied = self.occupied();
-        let king = self.king(us);
-        let exposed = if self.is_attacked(king, them) {
-            Bitboard(!0)
-        } else {
-            attacks::queen(king, Bitboard::EMPTY)
-        };
-        let mut quiet = 0u64;
-        for role in [
-            Role::Knight,
-            Role::Bishop,
-            Role::Rook,
-            Role::Queen,
-            Role::King,
-        ] {
-            for from in self.by_piece(us, role) {
-                let targets = attacks::attacks(us, role, from, occupied) & !own;
-                let free = role != Role::King && !exposed.contains(from);
-                let one_by_one = if free {
-                    quiet += u64::from((targets & !occupied).count());
-                    targets & theirs
-                } else {
-                    targets
-                };
-                for to in one_by_one {
-                    let capture = if theirs.contains(to) {
-                        self.role_at(to)
-                    } else {
-                        None
-                    };
-                    if capture == Some(Role::King) {
-                        continue;
-                    }
-                    let taken = if capture.is_some() {
-                        to.bb()
-                    } else {
-                        Bitboard::EMPTY
-                    };
-                    if !free && !self.leaves_king_safe(from, to, taken, role == Role::King) {
-                        continue;
-                    }
-                    if capture.is_none() && role != Role::King {
-                        quiet += 1;
-                    } else {
-                        visit(ChessMove {
-                            role,
-                            from,
-                            to,
-                            capture,
-                            promotion: None,
-                            en_passant: false,
-                        });
-                    }
-                }
-            }
-        }
+        let mut quiet = self.visit_piece_moves::<false, F>(exposed, &mut visit);
         if self.by_piece(us, Role::Pawn).nonempty() {
             self.visit_pawn_moves(exposed, |m| {
                 if m.converts() {
