@@ -189,18 +189,28 @@ pub trait Game: Sync {
     /// (counted as [`expand`](Game::expand) lists them, twins folded alike) and, through `exit`, the value of each
     /// move that leaves it. The default counts what `expand` visits; a game that can count its moves without naming
     /// their targets overrides it, as initialisation runs it on every index.
-    fn count_moves<F: FnMut(Value)>(&self, index: Index, mut exit: F) -> (Node, u64) {
-        let mut inside = 0;
-        let node = self.expand(index, |m| match m {
-            Move::To(_) => inside += 1,
-            Move::Exit(v) => exit(v),
-        });
-        (node, inside)
+    fn count_moves<F: FnMut(Value)>(&self, index: Index, exit: F) -> (Node, u64) {
+        count_by_expanding(self, index, exit)
     }
 
     /// Visits every predecessor of the position at `index` inside this table: every index `p` with a move
     /// `Move::To(index)`, as often as `p` has such moves.
     fn unmoves<F: FnMut(Index)>(&self, index: Index, visit: F);
+}
+
+/// [`Game::count_moves`] through [`Game::expand`]: the default, and what a game that overrides it falls back on for
+/// the positions it cannot count more cheaply.
+pub fn count_by_expanding<G: Game + ?Sized, F: FnMut(Value)>(
+    game: &G,
+    index: Index,
+    mut exit: F,
+) -> (Node, u64) {
+    let mut inside = 0;
+    let node = game.expand(index, |m| match m {
+        Move::To(_) => inside += 1,
+        Move::Exit(v) => exit(v),
+    });
+    (node, inside)
 }
 
 /// How a position with no move at all is scored.

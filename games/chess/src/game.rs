@@ -257,6 +257,16 @@ fn visit_distinct_kings<F: FnMut(Index)>(
     }
 }
 
+/// A position whose side to move has no legal move: checkmate (lost now) or stalemate (a draw).
+#[inline]
+fn no_move_node(pos: &Position) -> Node {
+    Node::Terminal(if pos.in_check(pos.turn()) {
+        Value::loss(0)
+    } else {
+        Value::DRAW
+    })
+}
+
 /// Sorts a small list of indices and visits each distinct one once.
 #[inline]
 fn visit_distinct<F: FnMut(Index)>(list: &mut [Index], mut visit: F) {
@@ -324,11 +334,7 @@ impl Game for ChessGame<'_> {
             }
         });
         if !any {
-            return Node::Terminal(if pos.in_check(pos.turn()) {
-                Value::loss(0)
-            } else {
-                Value::DRAW
-            });
+            return no_move_node(&pos);
         }
         let (others, rest) = targets.split_at_mut(n_others);
         let kings = &mut rest[QUIET_CAPACITY - n_others - n_kings..];
@@ -354,12 +360,7 @@ impl Game for ChessGame<'_> {
         };
         let (white_king, black_king) = (pos.king(Color::White), pos.king(Color::Black));
         if !self.quick || self.index.kings_on_axis(white_king, black_king) {
-            let mut inside = 0;
-            let node = self.expand(index, |m| match m {
-                Move::To(_) => inside += 1,
-                Move::Exit(v) => exit(v),
-            });
-            return (node, inside);
+            return retro_game::count_by_expanding(self, index, exit);
         }
         let own_pair = self.index.pair_of(index);
         // King moves that keep the king pair (a symmetric image of the kings' placement), by target square.
@@ -385,14 +386,7 @@ impl Game for ChessGame<'_> {
         inside += others;
         any |= others > 0;
         if !any {
-            return (
-                Node::Terminal(if pos.in_check(pos.turn()) {
-                    Value::loss(0)
-                } else {
-                    Value::DRAW
-                }),
-                0,
-            );
+            return (no_move_node(&pos), 0);
         }
         if same_pair.nonempty() {
             // Rare: name the other men's targets, and fold each such king move that reaches one of them.
