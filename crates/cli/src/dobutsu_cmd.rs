@@ -3,13 +3,19 @@
 //!
 //! The table is `DIR/dobutsu/dobutsu.{rwdl,rdst}`, numbered by [`DobutsuGame`]'s index: positions seen from the
 //! player to move, mirror-folded. Positions the table leaves out (the lions side by side, or a lion on its far
-//! rank after its owner's move) are valued by the game crate without the table. `generate` also counts the legal
-//! positions and those reachable from the start, and stores the counts in the table's parameters, where `info`
-//! reads them.
+//! rank after its owner's move) are valued by the game crate without the table. After writing the table,
+//! `generate` counts the legal positions and those reachable from the start (the census) and writes the counts to
+//! `DIR/dobutsu/dobutsu.stats`, where `info` reads them.
 //!
 //! Moves are written in absolute squares: `b1b2` for a step (promotion is automatic), `C*b2` for a drop.
 
-use std::path::PathBuf;
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
@@ -19,7 +25,7 @@ use retro_dobutsu::analysis::{
 };
 use retro_dobutsu::{Board, DobutsuGame, Move, Played, Position, Side};
 use retro_engine::{Game, Index, PlayConvention, SolveOptions, Value};
-use retro_probe::{Table, Tables};
+use retro_probe::{ProbeError, Table, TableFile, Tables};
 use retro_table::{TableSpec, WriteOptions, write_table};
 
 use crate::dense::DenseValues;
@@ -89,6 +95,9 @@ pub fn generate(args: &GenerateDobutsuArgs) -> Result<()> {
             .with_context(|| format!("cannot create {}", work_dir.display()))?;
     }
     let quiet = args.quiet;
+    let stats_path = stats_path(&args.out);
+    // A census left from an earlier table must not outlive it.
+    remove_stale(&stats_path)?;
     let report = with_threads(args.threads, || -> Result<_> {
         let say = |what: &str| {
             if !quiet {
@@ -96,19 +105,6 @@ pub fn generate(args: &GenerateDobutsuArgs) -> Result<()> {
             }
         };
         let mut laps = Laps::new();
-        say("searching the positions reachable from the start");
-        let reachable = Reachable::search_with_progress(indexer, &|depth, new| {
-            if !quiet && depth % 10 == 0 {
-                eprintln!(
-                    "[{:7.1} s]   ply {depth}: {new} new positions",
-                    start.elapsed().as_secs_f64()
-                );
-            }
-        });
-        laps.lap("reachable search");
-        say("counting the legal positions outside the table");
-        let outside = outside_table_counts();
-        laps.lap("legal outside the table");
         say("solving");
         let solve_start = Instant::now();
         let progress = SolveProgress::new("solving dobutsu", quiet);
@@ -116,14 +112,12 @@ pub fn generate(args: &GenerateDobutsuArgs) -> Result<()> {
         progress.finish();
         let solve_time = solve_start.elapsed();
         laps.lap("solve");
-        say("counting");
+        say("writing");
         let value = |i: Index| solution.value(i);
-        let legal = table_counts(indexer, value).merge(outside);
-        let reached = reachable.counts(indexer, value);
         let startpos = Position::startpos();
         let start_value =
             position_value(indexer, startpos.board(), value).context("the start has a value")?;
-        let mut params = vec![
+        let params = vec![
             ("convention".to_string(), "normal".to_string()),
             (
                 "rules".into(),
@@ -141,15 +135,6 @@ pub fn generate(args: &GenerateDobutsuArgs) -> Result<()> {
             ("startpos".into(), startpos.to_string()),
             ("startpos_value".into(), start_value.to_string()),
         ];
-        params.extend(count_params("legal", &legal));
-        params.extend(count_params("reachable", &reached));
-        params.push((
-            "reachable_with_side".into(),
-            reachable.with_side.to_string(),
-        ));
-        params.push(("reachable_depth".into(), reachable.depth.to_string()));
-        laps.lap("counting");
-        say("writing");
         let spec = TableSpec {
             game: GAME,
             name: NAME,
@@ -162,11 +147,42 @@ pub fn generate(args: &GenerateDobutsuArgs) -> Result<()> {
         };
         let written = write_table(&args.out, &spec, value)?;
         laps.lap("writing");
+        let table_time = start.elapsed();
+        say("table written; counting the legal positions");
+        let legal = table_counts(indexer, value).merge(outside_table_counts());
+        laps.lap("legal counts");
+        let stats = solution.stats().clone();
+        // The census's search needs about 430 MB: the solution goes first, and the census reads the values of the
+        // positions it reached back from the table just written, in index order.
+        drop(solution);
+        say("searching the positions reachable from the start");
+        let reachable = Reachable::search_with_progress(indexer, &|depth, new| {
+            if !quiet && depth % 10 == 0 {
+                eprintln!(
+                    "[{:7.1} s]   ply {depth}: {new} new positions",
+                    start.elapsed().as_secs_f64()
+                );
+            }
+        });
+        let table_file = TableFile::open(&written.distance_path)?;
+        let reader = BlockReader::new(&table_file);
+        let reached = reachable.counts(indexer, |i| reader.value(i));
+        reader.finish()?;
+        laps.lap("reachable census");
+        let mut census = count_params("legal", &legal);
+        census.extend(count_params("reachable", &reached));
+        census.push((
+            "reachable_with_side".into(),
+            reachable.with_side.to_string(),
+        ));
+        census.push(("reachable_depth".into(), reachable.depth.to_string()));
+        write_stats(&stats_path, &census)?;
         Ok((
             laps,
             written,
-            solution.stats().clone(),
+            stats,
             solve_time,
+            table_time,
             legal,
             reached,
             start_value,
@@ -177,18 +193,20 @@ pub fn generate(args: &GenerateDobutsuArgs) -> Result<()> {
         // The engine removed its files; the directory itself goes too.
         let _ = std::fs::remove_dir(&work_dir);
     }
-    let (laps, written, stats, solve_time, legal, reached, start_value, with_side) = report;
+    let (laps, written, stats, solve_time, table_time, legal, reached, start_value, with_side) =
+        report;
     let positions = written.meta.index_size - written.meta.holes;
     println!(
         "dobutsu: {} indices, {positions} positions in the table ({} win, {} draw, {} loss), longest {} plies",
         written.meta.index_size, stats.wins, stats.draws, stats.losses, stats.max_plies
     );
     println!(
-        "  solved in {:.1} s ({:.0} positions/s, {} generations, {}-byte cells); total {:.1} s",
+        "  solved in {:.1} s ({:.0} positions/s, {} generations, {}-byte cells); table written after {:.1} s; total {:.1} s",
         solve_time.as_secs_f64(),
         positions as f64 / solve_time.as_secs_f64(),
         stats.generations,
         stats.cell_bytes,
+        table_time.as_secs_f64(),
         start.elapsed().as_secs_f64()
     );
     println!("  phases: {}", laps.summary());
@@ -207,7 +225,160 @@ pub fn generate(args: &GenerateDobutsuArgs) -> Result<()> {
     }
     println!("  reachable (position, side to move) pairs: {with_side}");
     tables::print_written(&written, positions);
+    println!("  {}: the counts for `info`", stats_path.display());
     Ok(())
+}
+
+/// Where `generate` keeps the counts of the census: `DIR/dobutsu/dobutsu.stats`, beside the table. They are not in
+/// the table's header because the census (a forward search over every position reachable from the start, several
+/// times as long as the solve) runs after the table is written: the table is usable while it runs.
+fn stats_path(dir: &Path) -> PathBuf {
+    dir.join(GAME).join(format!("{NAME}.stats"))
+}
+
+/// Removes the census of an earlier table, before a new one is built.
+fn remove_stale(path: &Path) -> Result<()> {
+    match std::fs::remove_file(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e).with_context(|| format!("cannot remove {}", path.display())),
+    }
+}
+
+/// Writes the census as `key=value` lines: into a temporary file first, renamed into place once complete, so that
+/// a census cut short leaves no file under the final name.
+fn write_stats(path: &Path, entries: &[(String, String)]) -> Result<()> {
+    let text: String = entries.iter().map(|(k, v)| format!("{k}={v}\n")).collect();
+    let temp = path.with_extension(format!("stats.{}.tmp", std::process::id()));
+    let written = (|| -> std::io::Result<()> {
+        let mut file = File::create(&temp)?;
+        file.write_all(text.as_bytes())?;
+        file.sync_all()
+    })();
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&temp);
+        return Err(e).with_context(|| format!("cannot write {}", temp.display()));
+    }
+    std::fs::rename(&temp, path).with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// The census `generate` wrote beside a table: its file and its entries by key.
+struct Census {
+    path: PathBuf,
+    entries: BTreeMap<String, String>,
+}
+
+impl Census {
+    /// Reads the census beside `table`.
+    fn read(table: &Table) -> Result<Census> {
+        let dir = table
+            .distance_file()
+            .path()
+            .parent()
+            .and_then(Path::parent)
+            .unwrap_or(Path::new("."));
+        let path = stats_path(dir);
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            anyhow::anyhow!(
+                "{}: cannot read the census of the table ({e}); `retro generate dobutsu` writes it after the table",
+                path.display()
+            )
+        })?;
+        Census::parse(path, &text)
+    }
+
+    fn parse(path: PathBuf, text: &str) -> Result<Census> {
+        let mut entries = BTreeMap::new();
+        for (n, line) in text.lines().enumerate() {
+            let Some((key, value)) = line.split_once('=') else {
+                bail!("{}:{}: not a key=value line", path.display(), n + 1);
+            };
+            entries.insert(key.to_string(), value.to_string());
+        }
+        Ok(Census { path, entries })
+    }
+
+    /// The count under `key`.
+    fn count(&self, key: &str) -> Result<u64> {
+        let value = self
+            .entries
+            .get(key)
+            .with_context(|| format!("{}: no {key}", self.path.display()))?;
+        value
+            .parse()
+            .map_err(|_| anyhow::anyhow!("{}: {key}={value} is not a count", self.path.display()))
+    }
+
+    /// The counts under `prefix` (`legal`, `reachable`), as JSON.
+    fn counts_json(&self, prefix: &str) -> Result<String> {
+        let get = |k: &str| self.count(&format!("{prefix}_{k}"));
+        Ok(format!(
+            "{{\"positions\":{},\"unfolded\":{},\"win\":{},\"draw\":{},\"loss\":{},\"longest_win\":{},\"longest_loss\":{}}}",
+            get("positions")?,
+            get("unfolded")?,
+            get("win")?,
+            get("draw")?,
+            get("loss")?,
+            get("longest_win")?,
+            get("longest_loss")?
+        ))
+    }
+}
+
+/// A written table's values, read one decompressed distance block per thread at a time: for passes that walk the
+/// index space in order (a block is decompressed about once per pass). A block that cannot be read is recorded,
+/// and [`BlockReader::finish`] reports it; the values given meanwhile are draws, and whatever was computed from them
+/// must be thrown away.
+struct BlockReader<'a> {
+    file: &'a TableFile,
+    /// Tells this reader's blocks from another's in the threads' caches.
+    id: u64,
+    error: OnceLock<ProbeError>,
+}
+
+impl<'a> BlockReader<'a> {
+    fn new(file: &'a TableFile) -> BlockReader<'a> {
+        static READERS: AtomicU64 = AtomicU64::new(0);
+        BlockReader {
+            file,
+            id: READERS.fetch_add(1, Ordering::Relaxed),
+            error: OnceLock::new(),
+        }
+    }
+
+    fn value(&self, index: Index) -> Option<Value> {
+        thread_local! {
+            /// (reader, block, values) of the block this thread read last.
+            static CURRENT: RefCell<(u64, u64, Vec<Option<Value>>)> =
+                const { RefCell::new((u64::MAX, u64::MAX, Vec::new())) };
+        }
+        let block_values = u64::from(self.file.header().block_values);
+        let block = index / block_values;
+        CURRENT.with_borrow_mut(|(reader, cached, values)| {
+            if (*reader, *cached) != (self.id, block) {
+                match self.file.distance_block(block) {
+                    Ok(read) => *values = read,
+                    Err(e) => {
+                        let _ = self.error.set(e);
+                        return Some(Value::DRAW);
+                    }
+                }
+                (*reader, *cached) = (self.id, block);
+            }
+            values
+                .get((index % block_values) as usize)
+                .copied()
+                .flatten()
+        })
+    }
+
+    /// The first block that could not be read, as an error.
+    fn finish(self) -> Result<()> {
+        match self.error.into_inner() {
+            Some(e) => Err(e.into()),
+            None => Ok(()),
+        }
+    }
 }
 
 /// The wall time of each phase of `generate`, for its report.
@@ -370,33 +541,6 @@ pub fn probe(tables: &Tables, what: &[String], as_json: bool) -> Result<()> {
     Ok(())
 }
 
-/// The counts `generate` stored under `prefix` (`legal`, `reachable`), as JSON.
-fn stored_counts(table: &Table, prefix: &str) -> Result<String> {
-    let get = |k: &str| -> Result<String> {
-        let key = format!("{prefix}_{k}");
-        table
-            .meta()
-            .param(&key)
-            .map(str::to_string)
-            .with_context(|| {
-                format!(
-                    "{}: no parameter {key}",
-                    table.distance_file().path().display()
-                )
-            })
-    };
-    Ok(format!(
-        "{{\"positions\":{},\"unfolded\":{},\"win\":{},\"draw\":{},\"loss\":{},\"longest_win\":{},\"longest_loss\":{}}}",
-        get("positions")?,
-        get("unfolded")?,
-        get("win")?,
-        get("draw")?,
-        get("loss")?,
-        get("longest_win")?,
-        get("longest_loss")?
-    ))
-}
-
 /// `retro info --tables DIR dobutsu dobutsu`: the table's facts, plus the counts over the legal positions (in the
 /// table or not) and over the positions reachable from the start.
 pub fn info(table: &Table, as_json: bool) -> Result<()> {
@@ -404,8 +548,9 @@ pub fn info(table: &Table, as_json: bool) -> Result<()> {
         return tables::print_info(table, false, &["mover"], |_| 0);
     }
     let mut fields = tables::info_fields(table, &["mover"], |_| 0)?;
-    fields.push(("legal".into(), stored_counts(table, "legal")?));
-    fields.push(("reachable".into(), stored_counts(table, "reachable")?));
+    let census = Census::read(table)?;
+    fields.push(("legal".into(), census.counts_json("legal")?));
+    fields.push(("reachable".into(), census.counts_json("reachable")?));
     let param = |k: &str| table.meta().param(k).unwrap_or("").to_string();
     fields.push((
         "start".into(),
@@ -456,4 +601,104 @@ pub fn verify(table: &Table) -> Result<u64> {
         )
     })?;
     Ok(certified)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rayon::prelude::*;
+
+    #[test]
+    fn the_census_reads_back_what_was_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("dobutsu.stats");
+        let legal = Counts {
+            positions: 10,
+            wins: 6,
+            draws: 1,
+            losses: 3,
+            longest_win: 9,
+            longest_loss: 8,
+            symmetric: 2,
+        };
+        let mut written = count_params("legal", &legal);
+        written.extend(count_params("reachable", &legal.times(2)));
+        write_stats(&path, &written).unwrap();
+        // Nothing is left beside it.
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(names.len(), 1);
+        let census = Census::parse(path.clone(), &std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(
+            census.counts_json("legal").unwrap(),
+            "{\"positions\":10,\"unfolded\":18,\"win\":6,\"draw\":1,\"loss\":3,\"longest_win\":9,\"longest_loss\":8}"
+        );
+        assert_eq!(census.count("reachable_unfolded").unwrap(), 36);
+        remove_stale(&path).unwrap();
+        assert!(!path.exists());
+        remove_stale(&path).unwrap();
+    }
+
+    #[test]
+    fn a_bad_census_is_a_clear_error() {
+        let path = PathBuf::from("/tables/dobutsu/dobutsu.stats");
+        let broken = Census::parse(path.clone(), "legal_positions=3\nno equals sign\n");
+        let message = broken.err().unwrap().to_string();
+        assert!(
+            message.contains("dobutsu.stats:2: not a key=value line"),
+            "{message}"
+        );
+        let census = Census::parse(path.clone(), "legal_positions=three\n").unwrap();
+        let message = census.count("legal_positions").unwrap_err().to_string();
+        assert!(
+            message.contains("legal_positions=three is not a count"),
+            "{message}"
+        );
+        let message = census.counts_json("reachable").unwrap_err().to_string();
+        assert!(message.contains("no reachable_positions"), "{message}");
+    }
+
+    #[test]
+    fn block_reader_gives_the_tables_values_in_any_order() {
+        let size: u64 = 5 * 1024 + 17;
+        let first = |i: Index| match i % 7 {
+            0 => None,
+            1 | 2 => Some(Value::win(1 + 2 * (i % 13) as u32)),
+            3 => Some(Value::DRAW),
+            _ => Some(Value::loss(2 * (i % 11) as u32)),
+        };
+        let second = |i: Index| first(i + 3);
+        let write = |dir: &Path, value: &(dyn Fn(Index) -> Option<Value> + Sync)| {
+            let spec = TableSpec {
+                game: GAME,
+                name: NAME,
+                params: Vec::new(),
+                sides: 1,
+                side_of: |_: Index| 0,
+                size,
+                payload: &[],
+                options: WriteOptions {
+                    distance_block_values: 1024,
+                    ..WriteOptions::default()
+                },
+            };
+            let written = write_table(dir, &spec, value).unwrap();
+            TableFile::open(&written.distance_path).unwrap()
+        };
+        let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let (file_a, file_b) = (write(dir_a.path(), &first), write(dir_b.path(), &second));
+        // In order, then scattered over the blocks from many threads, with a reader of the other table interleaved
+        // (its blocks have the same numbers, not the same values).
+        let reader = BlockReader::new(&file_a);
+        let other = BlockReader::new(&file_b);
+        for i in 0..size {
+            assert_eq!(reader.value(i), first(i), "index {i}");
+        }
+        (0..size).into_par_iter().for_each(|k| {
+            let i = k * 2_654_435_761 % size;
+            assert_eq!(reader.value(i), first(i), "index {i}");
+            assert_eq!(other.value(i), second(i), "index {i}");
+        });
+        reader.finish().unwrap();
+        other.finish().unwrap();
+    }
 }
