@@ -1,8 +1,9 @@
 //! Out of core: the generations of `solve`, slice by slice through files of a work directory, with checkpoints.
 //!
-//! The index space is cut into slices of `2^shift` indices, as long as the memory budget allows for one slice of
-//! cells (and never more than [`MAX_SLICES`] slices, so that the bucket files stay few). Only one slice of cells is
-//! ever resident; everything else is a file, read and written whole and in order:
+//! The index space is cut into slices of `2^shift` indices, as long as an eighth of the memory budget allows for one
+//! slice of cells (and never more than [`MAX_SLICES`] slices, so that the bucket files stay few). As many slices of
+//! cells stay resident as the rest of the budget holds ([`resident_slots`]); everything else is a file, read and
+//! written whole and in order:
 //!
 //! ```text
 //!   cells-<slice>-<tag>   the cells of one slice (native byte order), rewritten when a generation changes them
@@ -20,11 +21,14 @@
 //! own distance). So the schedule shrinks to counts: per slice, how many values were scheduled at each generation,
 //! which says which slices must be read to publish them and which generation comes next when a frontier is empty.
 //!
-//! One slice stays resident between phases and is written back only when another takes its place or a checkpoint
-//! is due, so that a table that fits in one slice is read once and written at checkpoints only.
+//! Resident slices stay between phases and are written back only when another needs their slot or a checkpoint is
+//! due, so that a table whose cells fit the budget is read once and written at checkpoints only, and one a little
+//! larger moves one slot's worth of cells through the disk per generation, not the whole table. (Small slices make
+//! the resident ones fit the budget closely: with one slice of half the budget, a table of 3.1 budgets' cells moved
+//! all of them twice, in and out, every generation.)
 //!
-//! Checkpoints are committed at the end of a generation when the last one is [`COMMIT_INTERVAL`] old (and after
-//! initialisation and widening). Every file has a fresh tag; the files a checkpoint names stay until the next one is
+//! Checkpoints are committed at the end of a generation when the last one is [`COMMIT_INTERVAL`] old, and four times
+//! as old as the last one took (and after initialisation and widening). Every file has a fresh tag; the files a checkpoint names stay until the next one is
 //! committed (written to a temporary name, synced, renamed, directory synced), so a build killed at any moment
 //! finds either the old checkpoint or the new one, complete, and anything else in the directory is garbage from an
 //! unfinished phase, removed on resume. The manifest carries a checksum of its own text, the lengths of the files it
@@ -114,6 +118,7 @@ fn solve_in<G: Game>(
         sync: !options.testing.skip_sync,
         committed: None,
         last_commit: Instant::now(),
+        last_commit_cost: Duration::ZERO,
         // Tests commit every generation, to be interrupted between any two.
         commit_interval: if options.testing.skip_sync {
             Duration::ZERO
@@ -453,7 +458,7 @@ fn read_manifest(dir: &Path) -> Result<Option<Checkpoint>, EngineError> {
 /// The indices per slice, as a power of two: one slice of cells takes at most half the budget (the other half is
 /// for the buffers), within the bounds on slice size and count.
 fn slice_shift(size: u64, bits: u32, budget: u64) -> u32 {
-    let cells = (budget / 2 / (u64::from(bits) / 8)).max(1);
+    let cells = (budget / 8 / (u64::from(bits) / 8)).max(1);
     let by_budget = 63 - cells.leading_zeros();
     let by_count = size
         .div_ceil(MAX_SLICES)
@@ -484,15 +489,56 @@ struct Sliced<'a, G> {
     committed: Option<Checkpoint>,
     last_commit: Instant,
     commit_interval: Duration,
+    /// How long the last checkpoint of a generation took, flushing the resident slices included.
+    last_commit_cost: Duration,
 }
 
-/// The one slice of cells in memory.
+/// The slices of cells in memory: as many as the budget holds ([`resident_slots`]), each in a slot of its own.
 struct Resident<W: Width> {
+    slots: Vec<Slot<W>>,
+    /// The most slots.
+    capacity: usize,
+    /// Indices per slot (a slice's length, at most).
+    slot_len: usize,
+    /// The slot used last: the one that makes room when every slot is taken. Not the one used first: a generation
+    /// visits the slices in order, and with fewer slots than slices, evicting the oldest would miss every time,
+    /// while evicting the newest keeps all but one slot's slices resident from one generation to the next.
+    recent: usize,
+}
+
+/// One slice of cells in memory.
+struct Slot<W: Width> {
     cells: Cells<W>,
     /// Which slice it holds, if any.
     slice: Option<usize>,
     /// Whether it changed since it was read.
     dirty: bool,
+}
+
+impl<W: Width> Resident<W> {
+    fn new(capacity: usize, slot_len: usize) -> Resident<W> {
+        Resident {
+            slots: Vec::new(),
+            capacity: capacity.max(1),
+            slot_len,
+            recent: 0,
+        }
+    }
+
+    /// The slot holding `slice`, if one does.
+    fn slot_of(&self, slice: usize) -> Option<usize> {
+        self.slots.iter().position(|s| s.slice == Some(slice))
+    }
+}
+
+/// How many slices of `slice_bytes` stay in memory at once: what the budget holds after a slice's refuter bits,
+/// the scatter's bucket buffers (at most 1 MiB per slice) and a sixteenth of the budget for everything else; at
+/// least one, at most all of them.
+fn resident_slots(budget: u64, shift: u32, slice_bytes: u64, slices: usize) -> usize {
+    let refuters = (1u64 << shift) / 8;
+    let buffers = (budget / 4).min((slices as u64) << 20);
+    let room = budget.saturating_sub(refuters + buffers + budget / 16);
+    ((room / slice_bytes.max(1)) as usize).clamp(1, slices.max(1))
 }
 
 impl<G: Game> Sliced<'_, G> {
@@ -728,11 +774,9 @@ impl<G: Game> Sliced<'_, G> {
     }
 
     fn run<W: Width>(&mut self, mut state: Checkpoint) -> Result<Solution, EngineError> {
-        let mut resident = Resident {
-            cells: Cells::<W>::new(1 << state.shift, &Backing::Memory)?,
-            slice: None,
-            dirty: false,
-        };
+        let slice_bytes = (1u64 << state.shift) * u64::from(W::BITS / 8);
+        let capacity = resident_slots(self.budget, state.shift, slice_bytes, state.slices());
+        let mut resident = Resident::<W>::new(capacity, 1 << state.shift);
         loop {
             let g = state.generation;
             if state.frontier_len == 0 {
@@ -781,37 +825,64 @@ impl<G: Game> Sliced<'_, G> {
         self.finish::<W>(state)
     }
 
-    /// Brings `slice` into the resident buffer (writing back the slice it held, if that changed).
+    /// Brings `slice` into a slot and returns the slot: the one holding it already, a new one while there is room,
+    /// or else the slot used last, written back first if it changed.
     fn load<W: Width>(
         &mut self,
         state: &mut Checkpoint,
         resident: &mut Resident<W>,
         slice: usize,
-    ) -> io::Result<()> {
-        if resident.slice == Some(slice) {
-            return Ok(());
+    ) -> Result<usize, EngineError> {
+        if let Some(slot) = resident.slot_of(slice) {
+            resident.recent = slot;
+            return Ok(slot);
         }
-        self.flush(state, resident)?;
+        let slot = if resident.slots.len() < resident.capacity {
+            resident.slots.push(Slot {
+                cells: Cells::<W>::new(resident.slot_len, &Backing::Memory)?,
+                slice: None,
+                dirty: false,
+            });
+            resident.slots.len() - 1
+        } else {
+            let slot = resident.recent;
+            self.flush_slot(state, &mut resident.slots[slot])?;
+            slot
+        };
         let (_, len) = state.slice_range(slice);
         let name = cells_name(slice, state.cell_tags[slice]);
-        resident.slice = None;
-        self.read_file_into(&name, resident.cells.bytes_mut(len))?;
-        resident.slice = Some(slice);
+        let target = &mut resident.slots[slot];
+        target.slice = None;
+        self.read_file_into(&name, target.cells.bytes_mut(len))?;
+        target.slice = Some(slice);
+        resident.recent = slot;
+        Ok(slot)
+    }
+
+    /// Writes a slot's slice to a new file if it changed since it was read.
+    fn flush_slot<W: Width>(
+        &mut self,
+        state: &mut Checkpoint,
+        slot: &mut Slot<W>,
+    ) -> io::Result<()> {
+        if let (Some(slice), true) = (slot.slice, slot.dirty) {
+            let tag = state.new_tag();
+            let (_, len) = state.slice_range(slice);
+            self.write_file(&cells_name(slice, tag), slot.cells.bytes(len))?;
+            state.cell_tags[slice] = tag;
+            slot.dirty = false;
+        }
         Ok(())
     }
 
-    /// Writes the resident slice to a new file if it changed since it was read.
+    /// Writes every resident slice that changed since it was read.
     fn flush<W: Width>(
         &mut self,
         state: &mut Checkpoint,
         resident: &mut Resident<W>,
     ) -> io::Result<()> {
-        if let (Some(slice), true) = (resident.slice, resident.dirty) {
-            let tag = state.new_tag();
-            let (_, len) = state.slice_range(slice);
-            self.write_file(&cells_name(slice, tag), resident.cells.bytes(len))?;
-            state.cell_tags[slice] = tag;
-            resident.dirty = false;
+        for slot in &mut resident.slots {
+            self.flush_slot(state, slot)?;
         }
         Ok(())
     }
@@ -823,9 +894,18 @@ impl<G: Game> Sliced<'_, G> {
         state: &mut Checkpoint,
         resident: &mut Resident<W>,
     ) -> Result<(), EngineError> {
-        if self.last_commit.elapsed() >= self.commit_interval {
+        // With many slices resident, a checkpoint writes them all: wait at least four times as long as the last one
+        // took, so that checkpoints never take more than a fifth of the time.
+        let interval = match self.commit_interval.is_zero() {
+            true => Duration::ZERO,
+            false => self.commit_interval.max(self.last_commit_cost * 4),
+        };
+        if self.last_commit.elapsed() >= interval {
+            let started = Instant::now();
             self.flush(state, resident)?;
-            self.commit(state)
+            self.commit(state)?;
+            self.last_commit_cost = started.elapsed();
+            Ok(())
         } else {
             let committed = self.committed.take();
             let kept = |name: &str| {
@@ -852,8 +932,8 @@ impl<G: Game> Sliced<'_, G> {
                 continue;
             }
             let (base, len) = state.slice_range(slice);
-            self.load(state, resident, slice)?;
-            write_due(&resident.cells, base, len, later, &mut frontier)?;
+            let slot = self.load(state, resident, slice)?;
+            write_due(&resident.slots[slot].cells, base, len, later, &mut frontier)?;
         }
         state.frontier_len = frontier.finish(&mut self.report)?;
         state.frontier_tag = tag;
@@ -967,8 +1047,8 @@ impl<G: Game> Sliced<'_, G> {
                 continue;
             }
             let (base, len) = state.slice_range(slice);
-            self.load(state, resident, slice)?;
-            resident.dirty |= buckets[slice] > 0;
+            let slot = self.load(state, resident, slice)?;
+            resident.slots[slot].dirty |= buckets[slice] > 0;
             let mut remaining = buckets[slice] as usize;
             let mut file = match remaining {
                 0 => None,
@@ -991,7 +1071,7 @@ impl<G: Game> Sliced<'_, G> {
                 file.read_exact(&mut bytes[..n * 4])?;
                 self.report.bytes_read += n as u64 * 4;
                 remaining -= n;
-                let cells = &resident.cells;
+                let cells = &resident.slots[slot].cells;
                 let deferred = bytes[..n * 4]
                     .par_chunks_exact(4)
                     .with_min_len(256)
@@ -1022,7 +1102,7 @@ impl<G: Game> Sliced<'_, G> {
             }
             drop(file);
             if let Some(frontier) = frontier.as_mut() {
-                write_due(&resident.cells, base, len, g + 1, frontier)?;
+                write_due(&resident.slots[slot].cells, base, len, g + 1, frontier)?;
             }
             self.step()?;
         }
@@ -1259,11 +1339,23 @@ mod tests {
 
     #[test]
     fn slices_follow_the_budget_within_their_bounds() {
-        assert_eq!(slice_shift(1 << 20, 8, 1 << 30), 29);
-        assert_eq!(slice_shift(1 << 20, 8, 1 << 16), 15);
-        assert_eq!(slice_shift(1 << 20, 16, 1 << 16), 14);
+        assert_eq!(slice_shift(1 << 20, 8, 1 << 30), 27);
+        assert_eq!(slice_shift(1 << 20, 8, 1 << 16), 13);
+        assert_eq!(slice_shift(1 << 20, 16, 1 << 16), 12);
         // Never more than MAX_SLICES slices, never fewer than 4 indices in one.
         assert_eq!(slice_shift(1 << 20, 8, 16), 12);
         assert_eq!(slice_shift(10, 32, 1), MIN_SLICE_SHIFT);
+    }
+
+    #[test]
+    fn resident_slices_fill_the_budget_after_the_rest() {
+        // 1 GiB: 8 MiB of refuter bits, 20 MiB of bucket buffers and 64 MiB kept back leave 932 MiB for slices of
+        // 128 MiB.
+        assert_eq!(resident_slots(1 << 30, 26, 1 << 27, 20), 7);
+        // Never more slots than slices, never fewer than one.
+        assert_eq!(resident_slots(1 << 30, 26, 1 << 27, 3), 3);
+        assert_eq!(resident_slots(1 << 20, 26, 1 << 27, 20), 1);
+        // A six-man table: 13 slices of 2^29 two-byte cells (1 GiB) under 13 GiB hold 12 slots.
+        assert_eq!(resident_slots(13 << 30, 29, 1 << 30, 13), 12);
     }
 }
