@@ -28,11 +28,12 @@
 //! all of them twice, in and out, every generation.)
 //!
 //! Checkpoints are committed at the end of a generation when the last one is [`COMMIT_INTERVAL`] old, and four times
-//! as old as the last one took (and after initialisation and widening). Every file has a fresh tag; the files a checkpoint names stay until the next one is
-//! committed (written to a temporary name, synced, renamed, directory synced), so a build killed at any moment
-//! finds either the old checkpoint or the new one, complete, and anything else in the directory is garbage from an
-//! unfinished phase, removed on resume. The manifest carries a checksum of its own text, the lengths of the files it
-//! names, and a fingerprint of the game and the play convention, so that a checkpoint of another build is refused.
+//! as old as the last one took (and after initialisation and widening). Every file has a fresh tag; the files a
+//! checkpoint names stay until the next one is committed (written to a temporary name, synced, renamed, directory
+//! synced), so a build killed at any moment finds either the old checkpoint or the new one, complete, and anything
+//! else in the directory is garbage from an unfinished phase, removed on resume. The manifest carries a checksum of
+//! its own text, the lengths of the files it names, and a fingerprint of the game and the play convention, so that
+//! a checkpoint of another build is refused.
 
 use std::collections::BTreeMap;
 use std::fs::{self, File, OpenOptions};
@@ -455,8 +456,8 @@ fn read_manifest(dir: &Path) -> Result<Option<Checkpoint>, EngineError> {
     }
 }
 
-/// The indices per slice, as a power of two: one slice of cells takes at most half the budget (the other half is
-/// for the buffers), within the bounds on slice size and count.
+/// The indices per slice, as a power of two: one slice of cells takes at most an eighth of the budget (so that the
+/// resident slices can fill it closely, see [`resident_slots`]), within the bounds on slice size and count.
 fn slice_shift(size: u64, bits: u32, budget: u64) -> u32 {
     let cells = (budget / 8 / (u64::from(bits) / 8)).max(1);
     let by_budget = 63 - cells.leading_zeros();
