@@ -25,7 +25,7 @@ use retro_dobutsu::analysis::{
 };
 use retro_dobutsu::{Board, DobutsuGame, Move, Played, Position, Side};
 use retro_engine::{Game, Index, PlayConvention, SolveOptions, Value};
-use retro_probe::{ProbeError, Table, TableFile, Tables};
+use retro_probe::{Metadata, ProbeError, Table, TableFile, Tables};
 use retro_table::{TableSpec, WriteOptions, write_table};
 
 use crate::dense::DenseValues;
@@ -169,7 +169,8 @@ pub fn generate(args: &GenerateDobutsuArgs) -> Result<()> {
         let reached = reachable.counts(indexer, |i| reader.value(i));
         reader.finish()?;
         laps.lap("reachable census");
-        let mut census = count_params("legal", &legal);
+        let mut census = table_params(&written.meta);
+        census.extend(count_params("legal", &legal));
         census.extend(count_params("reachable", &reached));
         census.push((
             "reachable_with_side".into(),
@@ -236,6 +237,21 @@ fn stats_path(dir: &Path) -> PathBuf {
     dir.join(GAME).join(format!("{NAME}.stats"))
 }
 
+/// What the census says of the table it was made for (its stored positions and their outcomes), so that a census
+/// is never read beside another table.
+fn table_params(meta: &Metadata) -> Vec<(String, String)> {
+    let total = meta.total();
+    [
+        ("index_size", meta.index_size),
+        ("win", total.wins),
+        ("draw", total.draws),
+        ("loss", total.losses),
+    ]
+    .into_iter()
+    .map(|(k, v)| (format!("table_{k}"), v.to_string()))
+    .collect()
+}
+
 /// Removes the census of an earlier table, before a new one is built.
 fn remove_stale(path: &Path) -> Result<()> {
     match std::fs::remove_file(path) {
@@ -284,7 +300,17 @@ impl Census {
                 path.display()
             )
         })?;
-        Census::parse(path, &text)
+        let census = Census::parse(path, &text)?;
+        for (key, value) in table_params(table.meta()) {
+            if census.entries.get(&key) != Some(&value) {
+                bail!(
+                    "{}: this census was made for another table ({key} is {}, the table's is {value}); run `retro generate dobutsu` again",
+                    census.path.display(),
+                    census.entries.get(&key).map_or("missing", String::as_str)
+                );
+            }
+        }
+        Ok(census)
     }
 
     fn parse(path: PathBuf, text: &str) -> Result<Census> {
@@ -636,6 +662,55 @@ mod tests {
         remove_stale(&path).unwrap();
         assert!(!path.exists());
         remove_stale(&path).unwrap();
+    }
+
+    #[test]
+    fn a_census_is_read_only_beside_its_own_table() {
+        let write = |dir: &Path, draws_from: u64| {
+            let spec = TableSpec {
+                game: GAME,
+                name: NAME,
+                params: Vec::new(),
+                sides: 1,
+                side_of: |_: Index| 0,
+                size: 100,
+                payload: &[],
+                options: WriteOptions::default(),
+            };
+            write_table(dir, &spec, |i| {
+                Some(if i >= draws_from {
+                    Value::DRAW
+                } else {
+                    Value::win(1)
+                })
+            })
+            .unwrap()
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let written = write(dir.path(), 50);
+        let mut census = table_params(&written.meta);
+        census.extend(count_params("legal", &Counts::default()));
+        census.extend(count_params("reachable", &Counts::default()));
+        write_stats(&stats_path(dir.path()), &census).unwrap();
+        let tables = Tables::open(dir.path(), 1 << 20).unwrap();
+        let table = tables.table(GAME, NAME).unwrap();
+        assert_eq!(
+            Census::read(&table).unwrap().count("table_draw").unwrap(),
+            50
+        );
+        // Another table under the same name, the census left as it was.
+        drop((table, tables));
+        write(dir.path(), 60);
+        let tables = Tables::open(dir.path(), 1 << 20).unwrap();
+        let table = tables.table(GAME, NAME).unwrap();
+        let message = Census::read(&table).err().unwrap().to_string();
+        assert!(
+            message.contains("made for another table (table_win is 50, the table's is 60)"),
+            "{message}"
+        );
+        std::fs::remove_file(stats_path(dir.path())).unwrap();
+        let message = Census::read(&table).err().unwrap().to_string();
+        assert!(message.contains("cannot read the census"), "{message}");
     }
 
     #[test]
