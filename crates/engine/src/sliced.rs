@@ -12,10 +12,11 @@
 //!   manifest              the last checkpoint: which files hold the state, and the generation
 //! ```
 //!
-//! A generation *scatters* its frontier (read in chunks, `unmoves` in parallel) into one bucket per target slice,
-//! then *applies* each bucket with only its slice resident, through the very cell transitions of the in-memory
-//! walk (`lost_successor`, `won_successor`); they do not depend on the order of the updates, so the result is
-//! bit-identical to the in-memory path. The next frontier of a slice is read off its cells afterwards: after
+//! A generation *scatters* its frontier (read in chunks, `unmoves` in parallel): an update of a resident slice is
+//! applied to its cells at once, the others go into one bucket per target slice; then it *applies* each bucket with
+//! its slice resident. Both go through the very cell transitions of the in-memory walk (`lost_successor`,
+//! `won_successor`); they do not depend on the order of the updates, so the result is bit-identical to the
+//! in-memory path. The next frontier of a slice is read off its cells afterwards: after
 //! generation `g` has been applied, the cells of the slice valued exactly `g + 1` are the positions resolved by
 //! the walk plus the scheduled values due at `g + 1` that still stand (every tentative value is scheduled at its
 //! own distance). So the schedule shrinks to counts: per slice, how many values were scheduled at each generation,
@@ -507,13 +508,29 @@ struct Resident<W: Width> {
     recent: usize,
 }
 
-/// One slice of cells in memory.
+/// One slice of cells in memory, with its refuter bits.
 struct Slot<W: Width> {
     cells: Cells<W>,
+    /// The refuter bits of its slice ([`Sliced::refuters_of`]).
+    refuters: Option<Vec<u64>>,
     /// Which slice it holds, if any.
     slice: Option<usize>,
     /// Whether it changed since it was read.
     dirty: bool,
+}
+
+/// Whether the position at `offset` in the slice starting at `base` may resist a loss through an exit: its bit in
+/// `refuters` (the words of [`Sliced::refuters_of`]), or, without them, whether any position of the table has an
+/// exit into a win for the opponent.
+#[inline]
+fn may_resist(refuters: &Option<Vec<u64>>, refuting_exits: bool, base: u64, offset: usize) -> bool {
+    match refuters {
+        Some(words) => {
+            let index = base + offset as u64 - base / 64 * 64;
+            words[(index / 64) as usize] & (1 << (index % 64)) != 0
+        }
+        None => refuting_exits,
+    }
 }
 
 impl<W: Width> Resident<W> {
@@ -532,14 +549,14 @@ impl<W: Width> Resident<W> {
     }
 }
 
-/// How many slices of `slice_bytes` stay in memory at once: what the budget holds after a slice's refuter bits,
+/// How many slices of `slice_bytes` (and their refuter bits) stay in memory at once: what the budget holds after
 /// the scatter's bucket buffers (at most 1 MiB per slice) and a sixteenth of the budget for everything else; at
 /// least one, at most all of them.
 fn resident_slots(budget: u64, shift: u32, slice_bytes: u64, slices: usize) -> usize {
-    let refuters = (1u64 << shift) / 8;
+    let slot = slice_bytes + (1u64 << shift) / 8;
     let buffers = (budget / 4).min((slices as u64) << 20);
-    let room = budget.saturating_sub(refuters + buffers + budget / 16);
-    ((room / slice_bytes.max(1)) as usize).clamp(1, slices.max(1))
+    let room = budget.saturating_sub(buffers + budget / 16);
+    ((room / slot.max(1)) as usize).clamp(1, slices.max(1))
 }
 
 impl<G: Game> Sliced<'_, G> {
@@ -811,7 +828,8 @@ impl<G: Game> Sliced<'_, G> {
             let mut touched = vec![false; state.slices()];
             let mut start = 0;
             loop {
-                let (buckets, next) = self.scatter(&state, start)?;
+                let (buckets, next) =
+                    self.scatter(&mut state, &mut resident, start, &mut touched)?;
                 let last = next == state.frontier_len;
                 self.apply::<W>(&mut state, &mut resident, &buckets, last, &mut touched)?;
                 if last {
@@ -841,6 +859,7 @@ impl<G: Game> Sliced<'_, G> {
         let slot = if resident.slots.len() < resident.capacity {
             resident.slots.push(Slot {
                 cells: Cells::<W>::new(resident.slot_len, &Backing::Memory)?,
+                refuters: None,
                 slice: None,
                 dirty: false,
             });
@@ -850,10 +869,12 @@ impl<G: Game> Sliced<'_, G> {
             self.flush_slot(state, &mut resident.slots[slot])?;
             slot
         };
-        let (_, len) = state.slice_range(slice);
+        let (base, len) = state.slice_range(slice);
         let name = cells_name(slice, state.cell_tags[slice]);
+        let refuters = self.refuters_of(state, base, len)?;
         let target = &mut resident.slots[slot];
         target.slice = None;
+        target.refuters = refuters;
         self.read_file_into(&name, target.cells.bytes_mut(len))?;
         target.slice = Some(slice);
         resident.recent = slot;
@@ -943,17 +964,32 @@ impl<G: Game> Sliced<'_, G> {
     }
 
     /// Walks back from the frontier, from its entry `start` on, until the buckets hold a round's worth of updates
-    /// (`round_bytes`) or the frontier ends: writes one bucket of updates per target slice; returns their entry
-    /// counts and where the next round starts (the frontier's length after the last round).
-    fn scatter(&mut self, state: &Checkpoint, start: u64) -> Result<(Vec<u64>, u64), EngineError> {
+    /// (`round_bytes`) or the frontier ends. An update of a resident slice is applied to its cells at once, as the
+    /// in-memory walk does (and its slice marked in `touched`); the others go into one bucket per target slice.
+    /// Returns the buckets' entry counts and where the next round starts (the frontier's length after the last
+    /// round).
+    fn scatter<W: Width>(
+        &mut self,
+        state: &mut Checkpoint,
+        resident: &mut Resident<W>,
+        start: u64,
+        touched: &mut [bool],
+    ) -> Result<(Vec<u64>, u64), EngineError> {
         let game = self.game;
         let slices = state.slices();
         let shift = state.shift;
+        let g = state.generation;
+        let refuting_exits = state.refuting_exits;
         let buffer_bytes = (self.budget / 4 / slices as u64).clamp(1 << 12, 1 << 20) as usize;
         let round_entries = (self.round_bytes / 4).max(1);
+        // Which slot holds each slice: nothing is loaded or evicted while the frontier is walked.
+        let slot_of: Vec<Option<usize>> = (0..slices).map(|s| resident.slot_of(s)).collect();
+        let slots = &resident.slots;
         // A bucket file is created when its first entry comes: a thin generation touches few slices.
         let mut writers: Vec<Option<BufWriter<File>>> = (0..slices).map(|_| None).collect();
         let mut counts = vec![0u64; slices];
+        // The resident slices this round updated.
+        let mut updated = vec![false; slices];
         let mut file = File::open(self.path(&frontier_name(state.frontier_tag)))?;
         file.seek(SeekFrom::Start(start * 8))?;
         let mut bytes = vec![0u8; FRONTIER_CHUNK * 8];
@@ -967,31 +1003,41 @@ impl<G: Game> Sliced<'_, G> {
             self.report.bytes_read += n as u64 * 8;
             remaining -= n;
             walked += n as u64;
-            let updates = bytes[..n * 8]
+            let walk = bytes[..n * 8]
                 .par_chunks_exact(8)
                 .with_min_len(64)
                 .fold(
-                    || vec![Vec::new(); slices],
-                    |mut out: Vec<Vec<u32>>, entry| {
+                    || Walked::new(slices),
+                    |mut out, entry| {
                         let entry = u64::from_ne_bytes(entry.try_into().expect("8 bytes"));
-                        let won = (entry & 1) as u32;
+                        let won = entry & 1 == 1;
                         game.unmoves(entry >> 1, |p| {
-                            let offset = (p & ((1 << shift) - 1)) as u32;
-                            out[(p >> shift) as usize].push(offset << 1 | won);
+                            let slice = (p >> shift) as usize;
+                            let offset = (p & ((1 << shift) - 1)) as usize;
+                            let Some(slot) = slot_of[slice] else {
+                                out.buckets[slice].push((offset as u32) << 1 | u32::from(won));
+                                return;
+                            };
+                            out.direct[slice] = true;
+                            let slot = &slots[slot];
+                            if !won {
+                                lost_successor(&slot.cells, offset, g);
+                            } else {
+                                let base = (slice as u64) << shift;
+                                let resists =
+                                    may_resist(&slot.refuters, refuting_exits, base, offset);
+                                if let Refuted::Later(floor) =
+                                    won_successor(game, &slot.cells, offset, p, g, resists)
+                                {
+                                    out.deferred.push((slice, floor));
+                                }
+                            }
                         });
                         out
                     },
                 )
-                .reduce(
-                    || vec![Vec::new(); slices],
-                    |mut a, b| {
-                        for (x, mut y) in a.iter_mut().zip(b) {
-                            x.append(&mut y);
-                        }
-                        a
-                    },
-                );
-            for (slice, entries) in updates.iter().enumerate() {
+                .reduce(|| Walked::new(slices), Walked::merge);
+            for (slice, entries) in walk.buckets.iter().enumerate() {
                 if entries.is_empty() {
                     continue;
                 }
@@ -1008,7 +1054,19 @@ impl<G: Game> Sliced<'_, G> {
                 counts[slice] += entries.len() as u64;
                 self.report.bytes_written += entries.len() as u64 * 4;
             }
+            for (slice, &direct) in walk.direct.iter().enumerate() {
+                updated[slice] |= direct;
+            }
+            for (slice, floor) in walk.deferred {
+                *state.seeds[slice].entry(floor).or_default() += 1;
+            }
             self.step()?;
+        }
+        for (slice, &was_updated) in updated.iter().enumerate() {
+            if let (true, Some(slot)) = (was_updated, slot_of[slice]) {
+                resident.slots[slot].dirty = true;
+                touched[slice] = true;
+            }
         }
         for (w, &entries) in writers.into_iter().zip(&counts) {
             if let Some(w) = w {
@@ -1055,24 +1113,14 @@ impl<G: Game> Sliced<'_, G> {
                 0 => None,
                 _ => Some(File::open(self.path(&bucket_name(slice)))?),
             };
-            let refuters = match remaining {
-                0 => None,
-                _ => self.refuters_of(state, base, len)?,
-            };
-            let first_word = base / 64 * 64;
-            let may_resist = |offset: usize| {
-                let index = base + offset as u64 - first_word;
-                match &refuters {
-                    Some(words) => words[(index / 64) as usize] & (1 << (index % 64)) != 0,
-                    None => refuting_exits,
-                }
-            };
             while let Some(file) = file.as_mut().filter(|_| remaining > 0) {
                 let n = remaining.min(BUCKET_CHUNK);
                 file.read_exact(&mut bytes[..n * 4])?;
                 self.report.bytes_read += n as u64 * 4;
                 remaining -= n;
-                let cells = &resident.slots[slot].cells;
+                let Slot {
+                    cells, refuters, ..
+                } = &resident.slots[slot];
                 let deferred = bytes[..n * 4]
                     .par_chunks_exact(4)
                     .with_min_len(256)
@@ -1087,7 +1135,7 @@ impl<G: Game> Sliced<'_, G> {
                             offset,
                             base + offset as u64,
                             g,
-                            may_resist(offset),
+                            may_resist(refuters, refuting_exits, base, offset),
                         ) {
                             deferred.push(floor);
                         }
@@ -1199,6 +1247,35 @@ impl<G: Game> Sliced<'_, G> {
         fs::remove_file(self.path(MANIFEST))?;
         self.remove_files(|_| true)?;
         Ok(Solution::new(W::into_solved(cells), state.generation).with_report(self.report.clone()))
+    }
+}
+
+/// What one thread's share of a frontier chunk produced in [`Sliced::scatter`]: bucket entries per slice that is not
+/// resident, whether each resident slice was updated, and the later losses to schedule, by slice.
+struct Walked {
+    buckets: Vec<Vec<u32>>,
+    direct: Vec<bool>,
+    deferred: Vec<(usize, u32)>,
+}
+
+impl Walked {
+    fn new(slices: usize) -> Walked {
+        Walked {
+            buckets: vec![Vec::new(); slices],
+            direct: vec![false; slices],
+            deferred: Vec::new(),
+        }
+    }
+
+    fn merge(mut self, other: Walked) -> Walked {
+        for (x, mut y) in self.buckets.iter_mut().zip(other.buckets) {
+            x.append(&mut y);
+        }
+        for (x, y) in self.direct.iter_mut().zip(other.direct) {
+            *x |= y;
+        }
+        self.deferred.extend(other.deferred);
+        self
     }
 }
 
@@ -1350,13 +1427,13 @@ mod tests {
 
     #[test]
     fn resident_slices_fill_the_budget_after_the_rest() {
-        // 1 GiB: 8 MiB of refuter bits, 20 MiB of bucket buffers and 64 MiB kept back leave 932 MiB for slices of
-        // 128 MiB.
-        assert_eq!(resident_slots(1 << 30, 26, 1 << 27, 20), 7);
+        // 1 GiB: 20 MiB of bucket buffers and 64 MiB kept back leave 940 MiB for slots of 128 MiB of cells and
+        // 8 MiB of refuter bits.
+        assert_eq!(resident_slots(1 << 30, 26, 1 << 27, 20), 6);
         // Never more slots than slices, never fewer than one.
         assert_eq!(resident_slots(1 << 30, 26, 1 << 27, 3), 3);
         assert_eq!(resident_slots(1 << 20, 26, 1 << 27, 20), 1);
-        // A six-man table: 13 slices of 2^29 two-byte cells (1 GiB) under 13 GiB hold 12 slots.
-        assert_eq!(resident_slots(13 << 30, 29, 1 << 30, 13), 12);
+        // A six-man table: 13 slices of 2^29 two-byte cells (1 GiB, and 64 MiB of refuter bits) under 13 GiB.
+        assert_eq!(resident_slots(13 << 30, 29, 1 << 30, 13), 11);
     }
 }
