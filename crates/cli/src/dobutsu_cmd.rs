@@ -664,27 +664,39 @@ mod tests {
         remove_stale(&path).unwrap();
     }
 
+    /// Writes a table of `size` values under Dobutsu's name into `dir`, with distance blocks of `block_values`.
+    fn small_table(
+        dir: &Path,
+        size: u64,
+        block_values: u32,
+        value: &(dyn Fn(Index) -> Option<Value> + Sync),
+    ) -> retro_table::Written {
+        let spec = TableSpec {
+            game: GAME,
+            name: NAME,
+            params: Vec::new(),
+            sides: 1,
+            side_of: |_: Index| 0,
+            size,
+            payload: &[],
+            options: WriteOptions {
+                distance_block_values: block_values,
+                ..WriteOptions::default()
+            },
+        };
+        write_table(dir, &spec, value).unwrap()
+    }
+
     #[test]
     fn a_census_is_read_only_beside_its_own_table() {
         let write = |dir: &Path, draws_from: u64| {
-            let spec = TableSpec {
-                game: GAME,
-                name: NAME,
-                params: Vec::new(),
-                sides: 1,
-                side_of: |_: Index| 0,
-                size: 100,
-                payload: &[],
-                options: WriteOptions::default(),
-            };
-            write_table(dir, &spec, |i| {
+            small_table(dir, 100, 1024, &|i| {
                 Some(if i >= draws_from {
                     Value::DRAW
                 } else {
                     Value::win(1)
                 })
             })
-            .unwrap()
         };
         let dir = tempfile::tempdir().unwrap();
         let written = write(dir.path(), 50);
@@ -743,20 +755,7 @@ mod tests {
         };
         let second = |i: Index| first(i + 3);
         let write = |dir: &Path, value: &(dyn Fn(Index) -> Option<Value> + Sync)| {
-            let spec = TableSpec {
-                game: GAME,
-                name: NAME,
-                params: Vec::new(),
-                sides: 1,
-                side_of: |_: Index| 0,
-                size,
-                payload: &[],
-                options: WriteOptions {
-                    distance_block_values: 1024,
-                    ..WriteOptions::default()
-                },
-            };
-            let written = write_table(dir, &spec, value).unwrap();
+            let written = small_table(dir, size, 1024, value);
             TableFile::open(&written.distance_path).unwrap()
         };
         let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
