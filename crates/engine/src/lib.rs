@@ -12,6 +12,7 @@
 //! - `solve`: initialisation and the generations, all in memory;
 //! - `sliced`: the same generations out of core, slice by slice through files of a work directory, with
 //!   checkpoints that let a killed build resume;
+//! - `packed`: the compressed files that hold the slices of cells on disk;
 //! - `solution`: the solved values and their totals;
 //! - `certificate`: the local check that proves a solved table right.
 //!
@@ -21,6 +22,7 @@ mod cell;
 mod certificate;
 mod frontier;
 mod mapped;
+mod packed;
 mod schedule;
 mod sliced;
 mod solution;

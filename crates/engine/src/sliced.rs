@@ -6,14 +6,15 @@
 //! written whole and in order:
 //!
 //! ```text
-//!   cells-<slice>-<tag>   the cells of one slice (native byte order), rewritten when a generation changes them
+//!   cells-<slice>-<tag>   the cells of one slice, packed (see `packed`), rewritten when a generation changes them
 //!   frontier-<tag>        the frontier of the current generation: sorted u64 entries `index << 1 | won`
 //!   bucket-<slice>        the updates a generation sends to one slice: u32 entries `offset << 1 | won`
 //!   manifest              the last checkpoint: which files hold the state, and the generation
 //! ```
 //!
-//! A generation *scatters* its frontier (read in chunks, `unmoves` in parallel): an update of a resident slice is
-//! applied to its cells at once, the others go into one bucket per target slice; then it *applies* each bucket with
+//! A generation *scatters* its frontier (read in chunks, `unmoves` in parallel, a chunk's bucket entries written
+//! while the next chunk is walked): an update of a resident slice is applied to its cells at once, the others go
+//! into one bucket per target slice; then it *applies* each bucket with
 //! its slice resident. Both go through the very cell transitions of the in-memory walk (`lost_successor`,
 //! `won_successor`); they do not depend on the order of the updates, so the result is bit-identical to the
 //! in-memory path. The next frontier of a slice is read off its cells afterwards: after
@@ -47,6 +48,7 @@ use retro_game::{Game, Move, Node, PlayConvention};
 
 use crate::cell::{Cells, State, W8, W16, W32, Width};
 use crate::mapped::Backing;
+use crate::packed;
 use crate::solution::{Report, Solution};
 use crate::solve::{Findings, Refuted, Refuters, initial, lost_successor, won_successor};
 use crate::{EngineError, Progress, SolveOptions};
@@ -59,7 +61,7 @@ const MANIFEST: &str = "retro-engine-manifest";
 const REFUTERS: &str = "retro-engine-refuters";
 /// The finished cells, all slices in order (its name is removed as soon as it is open).
 const SOLUTION: &str = "retro-engine-solution";
-const MANIFEST_VERSION: &str = "retro-engine checkpoint 1";
+const MANIFEST_VERSION: &str = "retro-engine checkpoint 2";
 /// The fewest indices in a slice.
 const MIN_SLICE_SHIFT: u32 = 2;
 /// The most indices in a slice: a bucket entry holds an offset in 31 bits.
@@ -237,6 +239,8 @@ struct Checkpoint {
     epoch: u64,
     /// Per slice, the tag of its cells file.
     cell_tags: Vec<u64>,
+    /// Per slice, the length of its cells file (packed, see [`crate::packed`]).
+    cell_lengths: Vec<u64>,
     /// Per slice, how many values were scheduled at each generation after `generation`.
     seeds: Vec<BTreeMap<u32, u64>>,
 }
@@ -299,6 +303,10 @@ impl Checkpoint {
         for tag in &self.cell_tags {
             text.push_str(&format!(" {tag}"));
         }
+        text.push_str("\nlengths");
+        for length in &self.cell_lengths {
+            text.push_str(&format!(" {length}"));
+        }
         text.push('\n');
         for (slice, seeds) in self.seeds.iter().enumerate() {
             if seeds.is_empty() {
@@ -359,6 +367,15 @@ impl Checkpoint {
             .iter()
             .map(|w| w.parse().map_err(|_| "the manifest's cells are malformed"))
             .collect::<Result<Vec<u64>, _>>()?;
+        let cell_lengths = fields
+            .get("lengths")
+            .ok_or("the manifest lacks lengths")?
+            .iter()
+            .map(|w| {
+                w.parse()
+                    .map_err(|_| "the manifest's lengths are malformed")
+            })
+            .collect::<Result<Vec<u64>, _>>()?;
         let mut seeds = vec![BTreeMap::new(); cell_tags.len()];
         for line in seeds_lines {
             let slice: usize = line
@@ -387,6 +404,7 @@ impl Checkpoint {
             refuters: num("refuting", 0)? == 2,
             epoch: num("epoch", 0)?,
             cell_tags,
+            cell_lengths,
             seeds,
         };
         let slices_needed = if checkpoint.shift > MAX_SLICE_SHIFT {
@@ -396,6 +414,7 @@ impl Checkpoint {
         };
         if ![8, 16, 32].contains(&checkpoint.bits)
             || slices_needed != Some(checkpoint.cell_tags.len() as u64)
+            || checkpoint.cell_lengths.len() != checkpoint.cell_tags.len()
         {
             return Err("the manifest's slices do not cover the table".into());
         }
@@ -550,13 +569,19 @@ impl<W: Width> Resident<W> {
 }
 
 /// How many slices of `slice_bytes` (and their refuter bits) stay in memory at once: what the budget holds after
-/// the scatter's bucket buffers (at most 1 MiB per slice) and a sixteenth of the budget for everything else; at
+/// the scatter's bucket buffers ([`bucket_buffer`] per slice) and a sixteenth of the budget for everything else; at
 /// least one, at most all of them.
 fn resident_slots(budget: u64, shift: u32, slice_bytes: u64, slices: usize) -> usize {
     let slot = slice_bytes + (1u64 << shift) / 8;
-    let buffers = (budget / 4).min((slices as u64) << 20);
+    let buffers = bucket_buffer(budget, slices) as u64 * slices as u64;
     let room = budget.saturating_sub(buffers + budget / 16);
     ((room / slot.max(1)) as usize).clamp(1, slices.max(1))
+}
+
+/// The bytes of a bucket's write buffer during a scatter: a sixteenth of the budget shared by the slices, between
+/// 4 KiB and 256 KiB (writes of 256 KiB are as fast as larger ones; the budget is better spent on resident slices).
+fn bucket_buffer(budget: u64, slices: usize) -> usize {
+    (budget / 16 / slices.max(1) as u64).clamp(1 << 12, 1 << 18) as usize
 }
 
 impl<G: Game> Sliced<'_, G> {
@@ -588,16 +613,12 @@ impl<G: Game> Sliced<'_, G> {
 
     /// Checks that the files a checkpoint names are there, whole.
     fn check_files(&self, state: &Checkpoint) -> Result<(), EngineError> {
-        let cell_bytes = u64::from(state.bits / 8);
         let mut expected = vec![(frontier_name(state.frontier_tag), state.frontier_len * 8)];
         if state.refuters {
             expected.push((REFUTERS.to_string(), state.size.div_ceil(64) * 8));
         }
-        for (s, &tag) in state.cell_tags.iter().enumerate() {
-            expected.push((
-                cells_name(s, tag),
-                state.slice_range(s).1 as u64 * cell_bytes,
-            ));
+        for (s, (&tag, &length)) in state.cell_tags.iter().zip(&state.cell_lengths).enumerate() {
+            expected.push((cells_name(s, tag), length));
         }
         for (name, len) in expected {
             let found = fs::metadata(self.path(&name)).map(|m| m.len()).ok();
@@ -610,24 +631,49 @@ impl<G: Game> Sliced<'_, G> {
         Ok(())
     }
 
-    /// Writes `bytes` as a new file, synced: a checkpoint may name it once this returns.
+    /// Creates a new file, which fails as a full disk would beyond the simulated disk size of the tests.
+    fn create(&self, name: &str) -> io::Result<Limited> {
+        Ok(Limited {
+            file: File::create(self.path(name))?,
+            room: self
+                .disk_full_after
+                .map(|limit| limit.saturating_sub(self.report.bytes_written)),
+        })
+    }
+
+    /// Writes `bytes` as a new file (a checkpoint syncs it before naming it).
     fn write_file(&mut self, name: &str, bytes: &[u8]) -> io::Result<()> {
-        if self
-            .disk_full_after
-            .is_some_and(|limit| self.report.bytes_written + bytes.len() as u64 > limit)
-        {
-            return Err(io::Error::from_raw_os_error(libc::ENOSPC));
-        }
-        let mut file = File::create(self.path(name))?;
-        file.write_all(bytes)?;
-        release_cache(&file, bytes.len() as u64);
+        let mut out = self.create(name)?;
+        out.write_all(bytes)?;
+        release_cache(&out.file, bytes.len() as u64);
         self.report.bytes_written += bytes.len() as u64;
         Ok(())
     }
 
-    fn read_file_into(&mut self, name: &str, bytes: &mut [u8]) -> io::Result<()> {
-        File::open(self.path(name))?.read_exact(bytes)?;
-        self.report.bytes_read += bytes.len() as u64;
+    /// Writes the cells of `slice` packed to a new file with a new tag, and names it in `state`.
+    fn write_cells(
+        &mut self,
+        state: &mut Checkpoint,
+        slice: usize,
+        tag: u64,
+        bytes: &[u8],
+    ) -> io::Result<()> {
+        let mut out = self.create(&cells_name(slice, tag))?;
+        let length = packed::write(&mut out, bytes, state.bits as usize / 8)?;
+        release_cache(&out.file, length);
+        self.report.bytes_written += length;
+        state.cell_tags[slice] = tag;
+        state.cell_lengths[slice] = length;
+        Ok(())
+    }
+
+    /// Reads the cells of `slice` into `bytes` (as many as the slice holds).
+    fn read_cells(&mut self, state: &Checkpoint, slice: usize, bytes: &mut [u8]) -> io::Result<()> {
+        let name = cells_name(slice, state.cell_tags[slice]);
+        let mut file = File::open(self.path(&name))?;
+        let read = packed::read(&mut file, bytes, state.bits as usize / 8)
+            .map_err(|e| io::Error::new(e.kind(), format!("{name}: {e}")))?;
+        self.report.bytes_read += read;
         Ok(())
     }
 
@@ -702,6 +748,7 @@ impl<G: Game> Sliced<'_, G> {
             refuters: true,
             epoch: 1,
             cell_tags: vec![1; slices],
+            cell_lengths: vec![0; slices],
             seeds: vec![BTreeMap::new(); slices],
         };
         let mut buffer = Cells::<W>::new(1 << shift, &Backing::Memory)?;
@@ -751,7 +798,7 @@ impl<G: Game> Sliced<'_, G> {
             if state.seeds[slice].remove(&0).is_some() {
                 write_due(&buffer, base, len, 0, &mut frontier)?;
             }
-            self.write_file(&cells_name(slice, 1), buffer.bytes(len))?;
+            self.write_cells(&mut state, slice, 1, buffer.bytes(len))?;
             (self.progress)(&Progress::Initialising {
                 done: base + len as u64,
                 size,
@@ -870,12 +917,11 @@ impl<G: Game> Sliced<'_, G> {
             slot
         };
         let (base, len) = state.slice_range(slice);
-        let name = cells_name(slice, state.cell_tags[slice]);
         let refuters = self.refuters_of(state, base, len)?;
         let target = &mut resident.slots[slot];
         target.slice = None;
         target.refuters = refuters;
-        self.read_file_into(&name, target.cells.bytes_mut(len))?;
+        self.read_cells(state, slice, target.cells.bytes_mut(len))?;
         target.slice = Some(slice);
         resident.recent = slot;
         Ok(slot)
@@ -890,8 +936,7 @@ impl<G: Game> Sliced<'_, G> {
         if let (Some(slice), true) = (slot.slice, slot.dirty) {
             let tag = state.new_tag();
             let (_, len) = state.slice_range(slice);
-            self.write_file(&cells_name(slice, tag), slot.cells.bytes(len))?;
-            state.cell_tags[slice] = tag;
+            self.write_cells(state, slice, tag, slot.cells.bytes(len))?;
             slot.dirty = false;
         }
         Ok(())
@@ -980,14 +1025,11 @@ impl<G: Game> Sliced<'_, G> {
         let shift = state.shift;
         let g = state.generation;
         let refuting_exits = state.refuting_exits;
-        let buffer_bytes = (self.budget / 4 / slices as u64).clamp(1 << 12, 1 << 20) as usize;
         let round_entries = (self.round_bytes / 4).max(1);
         // Which slot holds each slice: nothing is loaded or evicted while the frontier is walked.
         let slot_of: Vec<Option<usize>> = (0..slices).map(|s| resident.slot_of(s)).collect();
         let slots = &resident.slots;
-        // A bucket file is created when its first entry comes: a thin generation touches few slices.
-        let mut writers: Vec<Option<BufWriter<File>>> = (0..slices).map(|_| None).collect();
-        let mut counts = vec![0u64; slices];
+        let mut buckets = BucketWriters::new(&self.dir, slices, bucket_buffer(self.budget, slices));
         // The resident slices this round updated.
         let mut updated = vec![false; slices];
         let mut file = File::open(self.path(&frontier_name(state.frontier_tag)))?;
@@ -997,13 +1039,8 @@ impl<G: Game> Sliced<'_, G> {
         let mut walked = start;
         // Chunks no longer than a round (which matters only for the tiny rounds of tests).
         let chunk = FRONTIER_CHUNK.min(round_entries as usize);
-        while remaining > 0 && counts.iter().sum::<u64>() < round_entries {
-            let n = remaining.min(chunk);
-            file.read_exact(&mut bytes[..n * 8])?;
-            self.report.bytes_read += n as u64 * 8;
-            remaining -= n;
-            walked += n as u64;
-            let walk = bytes[..n * 8]
+        let walk_chunk = |bytes: &[u8]| {
+            bytes
                 .par_chunks_exact(8)
                 .with_min_len(64)
                 .fold(
@@ -1015,52 +1052,67 @@ impl<G: Game> Sliced<'_, G> {
                             let slice = (p >> shift) as usize;
                             let offset = (p & ((1 << shift) - 1)) as usize;
                             let Some(slot) = slot_of[slice] else {
-                                out.buckets[slice].push((offset as u32) << 1 | u32::from(won));
+                                let entry = (offset as u32) << 1 | u32::from(won);
+                                out.buckets[slice].extend_from_slice(&entry.to_ne_bytes());
                                 return;
                             };
-                            out.direct[slice] = true;
                             let slot = &slots[slot];
-                            if !won {
-                                lost_successor(&slot.cells, offset, g);
+                            let changed = if !won {
+                                lost_successor(&slot.cells, offset, g)
                             } else {
                                 let base = (slice as u64) << shift;
                                 let resists =
                                     may_resist(&slot.refuters, refuting_exits, base, offset);
-                                if let Refuted::Later(floor) =
-                                    won_successor(game, &slot.cells, offset, p, g, resists)
-                                {
-                                    out.deferred.push((slice, floor));
+                                match won_successor(game, &slot.cells, offset, p, g, resists) {
+                                    Refuted::Settled => false,
+                                    Refuted::Not | Refuted::Now => true,
+                                    Refuted::Later(floor) => {
+                                        out.deferred.push((slice, floor));
+                                        true
+                                    }
                                 }
-                            }
+                            };
+                            out.changed[slice] |= changed;
                         });
                         out
                     },
                 )
-                .reduce(|| Walked::new(slices), Walked::merge);
-            for (slice, entries) in walk.buckets.iter().enumerate() {
-                if entries.is_empty() {
-                    continue;
+                .reduce(|| Walked::new(slices), Walked::merge)
+        };
+        // The bucket entries of one chunk are written while the next chunk is walked.
+        let mut pending: Option<Walked> = None;
+        loop {
+            let entries = buckets.entries() + pending.as_ref().map_or(0, Walked::entries);
+            let n = match entries < round_entries {
+                true => remaining.min(chunk),
+                false => 0,
+            };
+            if n == 0 && pending.is_none() {
+                break;
+            }
+            file.read_exact(&mut bytes[..n * 8])?;
+            self.report.bytes_read += n as u64 * 8;
+            remaining -= n;
+            walked += n as u64;
+            let to_write = pending.take();
+            let (walk, written) = rayon::join(
+                || (n > 0).then(|| walk_chunk(&bytes[..n * 8])),
+                || match &to_write {
+                    Some(walk) => buckets.append(&walk.buckets),
+                    None => Ok(0),
+                },
+            );
+            self.report.bytes_written += written?;
+            if let Some(walk) = walk {
+                for (slice, &changed) in walk.changed.iter().enumerate() {
+                    updated[slice] |= changed;
                 }
-                let writer = match &mut writers[slice] {
-                    Some(writer) => writer,
-                    empty => empty.insert(BufWriter::with_capacity(
-                        buffer_bytes,
-                        File::create(self.path(&bucket_name(slice)))?,
-                    )),
-                };
-                for e in entries {
-                    writer.write_all(&e.to_ne_bytes())?;
+                for &(slice, floor) in &walk.deferred {
+                    *state.seeds[slice].entry(floor).or_default() += 1;
                 }
-                counts[slice] += entries.len() as u64;
-                self.report.bytes_written += entries.len() as u64 * 4;
+                pending = Some(walk);
+                self.step()?;
             }
-            for (slice, &direct) in walk.direct.iter().enumerate() {
-                updated[slice] |= direct;
-            }
-            for (slice, floor) in walk.deferred {
-                *state.seeds[slice].entry(floor).or_default() += 1;
-            }
-            self.step()?;
         }
         for (slice, &was_updated) in updated.iter().enumerate() {
             if let (true, Some(slot)) = (was_updated, slot_of[slice]) {
@@ -1068,12 +1120,7 @@ impl<G: Game> Sliced<'_, G> {
                 touched[slice] = true;
             }
         }
-        for (w, &entries) in writers.into_iter().zip(&counts) {
-            if let Some(w) = w {
-                release_cache(&w.into_inner().map_err(|e| e.into_error())?, entries * 4);
-            }
-        }
-        Ok((counts, walked))
+        Ok((buckets.finish()?, walked))
     }
 
     /// Applies each slice's bucket with only that slice resident, reads the next frontier off the cells, and commits
@@ -1099,15 +1146,14 @@ impl<G: Game> Sliced<'_, G> {
         let mut bytes =
             vec![0u8; BUCKET_CHUNK.min(buckets.iter().copied().max().unwrap_or(0) as usize) * 4];
         for slice in 0..state.slices() {
-            // The next frontier is read off every slice that an update of any round or a scheduled value touched.
+            // The next frontier is read off every slice whose cells an update of any round changed, or that has
+            // values scheduled for it.
             let scheduled = last && state.seeds[slice].remove(&(g + 1)).is_some();
-            touched[slice] |= buckets[slice] > 0;
             if buckets[slice] == 0 && !scheduled && !(last && touched[slice]) {
                 continue;
             }
             let (base, len) = state.slice_range(slice);
             let slot = self.load(state, resident, slice)?;
-            resident.slots[slot].dirty |= buckets[slice] > 0;
             let mut remaining = buckets[slice] as usize;
             let mut file = match remaining {
                 0 => None,
@@ -1121,36 +1167,48 @@ impl<G: Game> Sliced<'_, G> {
                 let Slot {
                     cells, refuters, ..
                 } = &resident.slots[slot];
-                let deferred = bytes[..n * 4]
+                // Whether a cell changed (an update of a position resolved already changes nothing), and the
+                // later losses to schedule.
+                let (changed, deferred) = bytes[..n * 4]
                     .par_chunks_exact(4)
                     .with_min_len(256)
-                    .fold(Vec::new, |mut deferred: Vec<u32>, entry| {
-                        let entry = u32::from_ne_bytes(entry.try_into().expect("4 bytes"));
-                        let offset = (entry >> 1) as usize;
-                        if entry & 1 == 0 {
-                            lost_successor(cells, offset, g);
-                        } else if let Refuted::Later(floor) = won_successor(
-                            game,
-                            cells,
-                            offset,
-                            base + offset as u64,
-                            g,
-                            may_resist(refuters, refuting_exits, base, offset),
-                        ) {
-                            deferred.push(floor);
-                        }
-                        deferred
-                    })
-                    .reduce(Vec::new, |mut a, mut b| {
-                        a.append(&mut b);
-                        a
-                    });
+                    .fold(
+                        || (false, Vec::new()),
+                        |(mut changed, mut deferred): (bool, Vec<u32>), entry| {
+                            let entry = u32::from_ne_bytes(entry.try_into().expect("4 bytes"));
+                            let offset = (entry >> 1) as usize;
+                            if entry & 1 == 0 {
+                                changed |= lost_successor(cells, offset, g);
+                            } else {
+                                let resists = may_resist(refuters, refuting_exits, base, offset);
+                                let p = base + offset as u64;
+                                match won_successor(game, cells, offset, p, g, resists) {
+                                    Refuted::Settled => {}
+                                    Refuted::Not | Refuted::Now => changed = true,
+                                    Refuted::Later(floor) => {
+                                        changed = true;
+                                        deferred.push(floor);
+                                    }
+                                }
+                            }
+                            (changed, deferred)
+                        },
+                    )
+                    .reduce(
+                        || (false, Vec::new()),
+                        |(a, mut x), (b, mut y)| {
+                            x.append(&mut y);
+                            (a | b, x)
+                        },
+                    );
+                resident.slots[slot].dirty |= changed;
+                touched[slice] |= changed;
                 for floor in deferred {
                     *state.seeds[slice].entry(floor).or_default() += 1;
                 }
             }
             drop(file);
-            if let Some(frontier) = frontier.as_mut() {
+            if let (Some(frontier), true) = (frontier.as_mut(), touched[slice] || scheduled) {
                 write_due(&resident.slots[slot].cells, base, len, g + 1, frontier)?;
             }
             self.step()?;
@@ -1179,6 +1237,7 @@ impl<G: Game> Sliced<'_, G> {
             shift,
             epoch: tag,
             cell_tags: vec![tag; slices],
+            cell_lengths: vec![0; slices],
             seeds: vec![BTreeMap::new(); slices],
             ..state.clone()
         };
@@ -1186,10 +1245,7 @@ impl<G: Game> Sliced<'_, G> {
         let mut new = Cells::<W::Wider>::new(1 << shift, &Backing::Memory)?;
         for slice in 0..state.slices() {
             let (_, len) = state.slice_range(slice);
-            self.read_file_into(
-                &cells_name(slice, state.cell_tags[slice]),
-                old.bytes_mut(len),
-            )?;
+            self.read_cells(&state, slice, old.bytes_mut(len))?;
             for part in 0..per_old {
                 let target = slice * per_old + part;
                 if target >= slices {
@@ -1206,7 +1262,7 @@ impl<G: Game> Sliced<'_, G> {
                     });
                 // Stale counts would only cost a needless read: a slice inherits those of the slice it came from.
                 wider.seeds[target] = state.seeds[slice].clone();
-                self.write_file(&cells_name(target, tag), new.bytes(new_len))?;
+                self.write_cells(&mut wider, target, tag, new.bytes(new_len))?;
             }
             self.step()?;
         }
@@ -1228,19 +1284,14 @@ impl<G: Game> Sliced<'_, G> {
             .open(&path)?;
         fs::remove_file(&path)?;
         let cell_bytes = u64::from(W::BITS / 8);
+        let mut buffer = vec![0u8; (1usize << state.shift) * cell_bytes as usize];
         for slice in 0..state.slices() {
-            let (_, len) = state.slice_range(slice);
-            let bytes = len as u64 * cell_bytes;
-            let name = cells_name(slice, state.cell_tags[slice]);
-            let copied = io::copy(&mut File::open(self.path(&name))?.take(bytes), &mut all)?;
-            if copied != bytes {
-                return Err(EngineError::Checkpoint(format!(
-                    "{name} is shorter than its slice"
-                )));
-            }
-            self.report.bytes_read += bytes;
-            self.report.bytes_written += bytes;
+            let bytes = &mut buffer[..state.slice_range(slice).1 * cell_bytes as usize];
+            self.read_cells(&state, slice, bytes)?;
+            all.write_all(bytes)?;
+            self.report.bytes_written += bytes.len() as u64;
         }
+        drop(buffer);
         release_cache(&all, state.size * cell_bytes);
         let cells = Cells::<W>::from_unlinked_file(all, state.size as usize, &self.dir)?;
         // The manifest first: a crash while cleaning up must not leave a checkpoint naming removed files.
@@ -1250,11 +1301,72 @@ impl<G: Game> Sliced<'_, G> {
     }
 }
 
+/// The bucket files of one round of a scatter, each created when its first entry comes (a thin generation touches
+/// few slices).
+struct BucketWriters {
+    dir: PathBuf,
+    writers: Vec<Option<BufWriter<File>>>,
+    /// Entries per bucket.
+    counts: Vec<u64>,
+    buffer_bytes: usize,
+}
+
+impl BucketWriters {
+    fn new(dir: &Path, slices: usize, buffer_bytes: usize) -> BucketWriters {
+        BucketWriters {
+            dir: dir.to_owned(),
+            writers: (0..slices).map(|_| None).collect(),
+            counts: vec![0; slices],
+            buffer_bytes,
+        }
+    }
+
+    /// Entries written so far, all buckets together.
+    fn entries(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+
+    /// Appends the entries of each slice (as bytes); returns the bytes written.
+    fn append(&mut self, buckets: &[Vec<u8>]) -> io::Result<u64> {
+        let mut written = 0;
+        for (slice, entries) in buckets.iter().enumerate() {
+            if entries.is_empty() {
+                continue;
+            }
+            let writer = match &mut self.writers[slice] {
+                Some(writer) => writer,
+                empty => empty.insert(BufWriter::with_capacity(
+                    self.buffer_bytes,
+                    File::create(self.dir.join(bucket_name(slice)))?,
+                )),
+            };
+            writer.write_all(entries)?;
+            self.counts[slice] += entries.len() as u64 / 4;
+            written += entries.len() as u64;
+        }
+        Ok(written)
+    }
+
+    /// Flushes the buckets; returns their entry counts.
+    fn finish(self) -> io::Result<Vec<u64>> {
+        for (writer, &entries) in self.writers.into_iter().zip(&self.counts) {
+            if let Some(writer) = writer {
+                release_cache(
+                    &writer.into_inner().map_err(|e| e.into_error())?,
+                    entries * 4,
+                );
+            }
+        }
+        Ok(self.counts)
+    }
+}
+
 /// What one thread's share of a frontier chunk produced in [`Sliced::scatter`]: bucket entries per slice that is not
-/// resident, whether each resident slice was updated, and the later losses to schedule, by slice.
+/// resident (as the bytes of their `u32`s), whether a cell of each resident slice changed, and the later losses to
+/// schedule, by slice.
 struct Walked {
-    buckets: Vec<Vec<u32>>,
-    direct: Vec<bool>,
+    buckets: Vec<Vec<u8>>,
+    changed: Vec<bool>,
     deferred: Vec<(usize, u32)>,
 }
 
@@ -1262,16 +1374,21 @@ impl Walked {
     fn new(slices: usize) -> Walked {
         Walked {
             buckets: vec![Vec::new(); slices],
-            direct: vec![false; slices],
+            changed: vec![false; slices],
             deferred: Vec::new(),
         }
+    }
+
+    /// Bucket entries, all slices together.
+    fn entries(&self) -> u64 {
+        self.buckets.iter().map(|b| b.len() as u64 / 4).sum()
     }
 
     fn merge(mut self, other: Walked) -> Walked {
         for (x, mut y) in self.buckets.iter_mut().zip(other.buckets) {
             x.append(&mut y);
         }
-        for (x, y) in self.direct.iter_mut().zip(other.direct) {
+        for (x, y) in self.changed.iter_mut().zip(other.changed) {
             *x |= y;
         }
         self.deferred.extend(other.deferred);
@@ -1339,6 +1456,30 @@ fn merge_counts(mut a: BTreeMap<u32, u64>, b: BTreeMap<u32, u64>) -> BTreeMap<u3
     a
 }
 
+/// A new file of the work directory, which fails as a full disk would once `room` bytes are written (the tests'
+/// simulated disk size; `None` outside tests).
+struct Limited {
+    file: File,
+    room: Option<u64>,
+}
+
+impl Write for Limited {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        if self.room.is_some_and(|room| bytes.len() as u64 > room) {
+            return Err(io::Error::from_raw_os_error(libc::ENOSPC));
+        }
+        let written = self.file.write(bytes)?;
+        if let Some(room) = &mut self.room {
+            *room -= written as u64;
+        }
+        Ok(written)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush()
+    }
+}
+
 /// Appends frontier entries to a new frontier file.
 struct FrontierWriter {
     out: BufWriter<File>,
@@ -1397,6 +1538,7 @@ mod tests {
             refuters: true,
             epoch: 6,
             cell_tags: vec![1, 6, 4],
+            cell_lengths: vec![17, 9, 11],
             seeds,
         }
     }
@@ -1427,9 +1569,12 @@ mod tests {
 
     #[test]
     fn resident_slices_fill_the_budget_after_the_rest() {
-        // 1 GiB: 20 MiB of bucket buffers and 64 MiB kept back leave 940 MiB for slots of 128 MiB of cells and
+        // 1 GiB: 5 MiB of bucket buffers and 64 MiB kept back leave 955 MiB for slots of 128 MiB of cells and
         // 8 MiB of refuter bits.
-        assert_eq!(resident_slots(1 << 30, 26, 1 << 27, 20), 6);
+        assert_eq!(resident_slots(1 << 30, 26, 1 << 27, 20), 7);
+        // 96 MiB, 53 slices of 8 MiB: 6 MiB of buffers (113 KiB each) and 6 MiB kept back leave 84 MiB.
+        assert_eq!(bucket_buffer(96 << 20, 53), (6 << 20) / 53);
+        assert_eq!(resident_slots(96 << 20, 22, 8 << 20, 53), 9);
         // Never more slots than slices, never fewer than one.
         assert_eq!(resident_slots(1 << 30, 26, 1 << 27, 3), 3);
         assert_eq!(resident_slots(1 << 20, 26, 1 << 27, 20), 1);

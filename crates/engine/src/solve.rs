@@ -360,7 +360,7 @@ impl<G: Game> Context<'_, G> {
                 State::Won(_) => game.unmoves(v, |p| {
                     let may_resist = refuting_exits && refuters.has(p);
                     match won_successor(game, cells, p as usize, p, g, may_resist) {
-                        Refuted::Not => {}
+                        Refuted::Settled | Refuted::Not => {}
                         Refuted::Now => next.push(p),
                         Refuted::Later(floor) => deferred
                             .lock()
@@ -506,7 +506,9 @@ pub(crate) fn lost_successor<W: Width>(cells: &Cells<W>, i: usize, g: u32) -> bo
 
 /// What a successor won at `g` did to a still open position.
 pub(crate) enum Refuted {
-    /// Nothing, or one more move refuted.
+    /// Nothing: the position was resolved already.
+    Settled,
+    /// One more move refuted.
     Not,
     /// Its last move refuted: lost at `g + 1`, in the next frontier.
     Now,
@@ -548,7 +550,7 @@ pub(crate) fn won_successor<G: Game, W: Width>(
                     return Refuted::Not;
                 }
             }
-            _ => return Refuted::Not,
+            _ => return Refuted::Settled,
         }
     }
 }
