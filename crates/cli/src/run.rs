@@ -19,8 +19,8 @@ pub struct EngineArgs {
     #[arg(long)]
     pub threads: Option<usize>,
     /// The most memory the engine's arrays and schedule (and the sub-tables a chess build holds for its exits) may
-    /// use, e.g. 512M or 16G (default: half the RAM). A larger table is built slice by slice through the work
-    /// directory.
+    /// use, e.g. 512M or 16G (default: half the RAM, or half the memory cgroup's limit when that is lower). A
+    /// larger table is built slice by slice through the work directory.
     #[arg(long, value_parser = parse_size, value_name = "SIZE")]
     pub memory: Option<u64>,
     /// Directory for scratch files and checkpoints. With it, a build that is killed resumes from its last

@@ -5,6 +5,7 @@
 //! keeps one cell (the degree counter while open, the value once resolved; see `cell`), and per generation one
 //! frontier (see `frontier`). The modules, in the order a solve uses them:
 //!
+//! - `memory`: how much memory a build may use when not told;
 //! - `mapped`: memory-mapped arrays of atomics, anonymous or file-backed in a work directory;
 //! - `cell`: the packed per-position state, in 8, 16 or 32 bits, widened when distances grow;
 //! - `schedule`: values known early (exits, terminal positions) waiting for their generation;
@@ -22,6 +23,7 @@ mod cell;
 mod certificate;
 mod frontier;
 mod mapped;
+mod memory;
 mod packed;
 mod schedule;
 mod sliced;
@@ -32,9 +34,9 @@ use std::path::PathBuf;
 
 pub use certificate::{Inconsistency, certify, expected_value};
 pub use mapped::Backing;
+pub use memory::default_budget;
 pub use retro_game::{Game, Index, Move, Node, Outcome, PlayConvention, Value};
 pub use solution::{Report, Solution, Stats};
-pub use solve::default_budget;
 
 /// How to solve. Build it with `..Default::default()`: fields are added compatibly.
 #[derive(Clone, Debug, Default)]
@@ -48,7 +50,8 @@ pub struct SolveOptions {
     /// `Solution` is dropped).
     /// Without one, everything is in memory and the table must fit the budget.
     pub work_dir: Option<PathBuf>,
-    /// The most memory the engine's arrays may take, in bytes. `None`: half of the machine's RAM.
+    /// The most memory the engine's arrays may take, in bytes. `None`: [`default_budget`] (half of the RAM, or of the
+    /// memory cgroup's limit when that is lower).
     pub memory: Option<u64>,
     /// Ignore (and remove) any checkpoint in the work directory and start over.
     pub fresh: bool,

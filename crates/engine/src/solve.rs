@@ -37,7 +37,7 @@ pub fn solve<G: Game>(
 ) -> Result<Solution, EngineError> {
     let size = game.size();
     usize::try_from(size).map_err(|_| EngineError::TooLarge(size))?;
-    let budget = options.memory.unwrap_or_else(default_budget);
+    let budget = options.memory.unwrap_or_else(crate::memory::default_budget);
     let bits = start_bits(game.max_moves(), game.longest_exit())?;
     if let Some(dir) = &options.work_dir {
         return crate::sliced::solve(game, options, dir, budget, bits, progress);
@@ -119,19 +119,6 @@ pub(crate) fn schedule_estimate<G: Game>(game: &G, convention: PlayConvention) -
             .sum();
     // Lists grow by doubling: on average half as much again as their entries.
     (size as u128 * u128::from(sampled_bytes) / u128::from(samples) * 3 / 2) as u64
-}
-
-/// The memory a build may use when not told: half of the machine's RAM, from /proc/meminfo (1 GiB where that cannot
-/// be read).
-pub fn default_budget() -> u64 {
-    std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|text| {
-            let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
-            let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-            Some(kib * 1024 / 2)
-        })
-        .unwrap_or(1 << 30)
 }
 
 struct Context<'a, G> {
