@@ -329,6 +329,31 @@ fn a_damaged_manifest_is_a_clear_error() {
 }
 
 #[test]
+fn a_damaged_cells_file_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let game = random_graph(3000, 67);
+    let mut options = sliced(dir.path(), 1024, PlayConvention::Normal);
+    options.testing.crash_after = Some(50);
+    assert!(solve(&game, &options).is_err());
+    // The first slice's cells file the checkpoint names, one byte changed: it must not be read back as cells.
+    let manifest = std::fs::read_to_string(dir.path().join("retro-engine-manifest")).unwrap();
+    let tags: Vec<&str> = manifest
+        .lines()
+        .find_map(|l| l.strip_prefix("cells "))
+        .unwrap()
+        .split(' ')
+        .collect();
+    let cells = dir.path().join(format!("retro-engine-cells-0-{}", tags[0]));
+    let mut bytes = std::fs::read(&cells).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x40;
+    std::fs::write(&cells, bytes).unwrap();
+    options.testing.crash_after = None;
+    let err = solve(&game, &options).err().expect("damaged");
+    assert!(err.to_string().contains("corrupt"), "{err}");
+}
+
+#[test]
 fn a_work_dir_without_enough_space_is_refused_before_anything_is_written() {
     let dir = tempfile::tempdir().unwrap();
     let game = random_graph(10_000, 71);
