@@ -73,6 +73,9 @@ pub struct Testing {
     pub round_bytes: Option<u64>,
     /// Fail the sliced path's file writes with "no space left on device" once this many bytes were written.
     pub disk_full_after: Option<u64>,
+    /// Gather at most this many of the positions a generation resolves on the sliced path (beyond, the next
+    /// frontier is read off the cells) instead of a share of the budget.
+    pub gathered_cap: Option<u64>,
     /// Do not sync files to the disk (a killed process loses nothing without it; a power cut would): keeps the
     /// thousands of small builds of the tests fast.
     pub skip_sync: bool,

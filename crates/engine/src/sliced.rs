@@ -22,6 +22,9 @@
 //! the walk plus the scheduled values due at `g + 1` that still stand (every tentative value is scheduled at its
 //! own distance). So the schedule shrinks to counts: per slice, how many values were scheduled at each generation,
 //! which says which slices must be read to publish them and which generation comes next when a frontier is empty.
+//! A slice without values due at `g + 1` need not be read at all: the positions the updates resolve are gathered as
+//! they are resolved ([`Resolved`], up to a sixty-fourth of the budget), which in the long tail of a build is a few
+//! thousand positions where reading them off would scan billions of cells.
 //!
 //! Resident slices stay between phases and are written back only when another needs their slot or a checkpoint is
 //! due, so that a table whose cells fit the budget is read once and written at checkpoints only, and one a little
@@ -120,6 +123,8 @@ fn solve_in<G: Game>(
             .round_bytes
             .unwrap_or_else(|| round_bytes(budget)),
         sync: !options.testing.skip_sync,
+        // A sixty-fourth of the budget, in entries of 8 bytes.
+        gathered_cap: options.testing.gathered_cap.unwrap_or(budget / 64 / 8),
         committed: None,
         last_commit: Instant::now(),
         last_commit_cost: Duration::ZERO,
@@ -506,6 +511,8 @@ struct Sliced<'a, G> {
     round_bytes: u64,
     /// Whether files are synced before a checkpoint names them.
     sync: bool,
+    /// The most positions a generation gathers as it resolves them (see [`Resolved`]).
+    gathered_cap: u64,
     /// The last checkpoint committed, and when; a checkpoint is committed when the last is this old.
     committed: Option<Checkpoint>,
     last_commit: Instant,
@@ -873,12 +880,25 @@ impl<G: Game> Sliced<'_, G> {
             // updates are applied before the next is scattered. Updates commute, so rounds change nothing in the
             // result; only the last round reads the next frontier off the cells.
             let mut touched = vec![false; state.slices()];
+            let mut resolved = Resolved::new(state.slices(), state.shift, self.gathered_cap);
             let mut start = 0;
             loop {
-                let (buckets, next) =
-                    self.scatter(&mut state, &mut resident, start, &mut touched)?;
+                let (buckets, next) = self.scatter(
+                    &mut state,
+                    &mut resident,
+                    start,
+                    &mut touched,
+                    &mut resolved,
+                )?;
                 let last = next == state.frontier_len;
-                self.apply::<W>(&mut state, &mut resident, &buckets, last, &mut touched)?;
+                self.apply::<W>(
+                    &mut state,
+                    &mut resident,
+                    &buckets,
+                    last,
+                    &mut touched,
+                    &mut resolved,
+                )?;
                 if last {
                     break;
                 }
@@ -1019,6 +1039,7 @@ impl<G: Game> Sliced<'_, G> {
         resident: &mut Resident<W>,
         start: u64,
         touched: &mut [bool],
+        resolved: &mut Resolved,
     ) -> Result<(Vec<u64>, u64), EngineError> {
         let game = self.game;
         let slices = state.slices();
@@ -1058,14 +1079,22 @@ impl<G: Game> Sliced<'_, G> {
                             };
                             let slot = &slots[slot];
                             let changed = if !won {
-                                lost_successor(&slot.cells, offset, g)
+                                let now = lost_successor(&slot.cells, offset, g);
+                                if now {
+                                    out.resolved.push(p << 1 | 1);
+                                }
+                                now
                             } else {
                                 let base = (slice as u64) << shift;
                                 let resists =
                                     may_resist(&slot.refuters, refuting_exits, base, offset);
                                 match won_successor(game, &slot.cells, offset, p, g, resists) {
                                     Refuted::Settled => false,
-                                    Refuted::Not | Refuted::Now => true,
+                                    Refuted::Not => true,
+                                    Refuted::Now => {
+                                        out.resolved.push(p << 1);
+                                        true
+                                    }
                                     Refuted::Later(floor) => {
                                         out.deferred.push((slice, floor));
                                         true
@@ -1103,10 +1132,11 @@ impl<G: Game> Sliced<'_, G> {
                 },
             );
             self.report.bytes_written += written?;
-            if let Some(walk) = walk {
+            if let Some(mut walk) = walk {
                 for (slice, &changed) in walk.changed.iter().enumerate() {
                     updated[slice] |= changed;
                 }
+                resolved.add(std::mem::take(&mut walk.resolved));
                 for &(slice, floor) in &walk.deferred {
                     *state.seeds[slice].entry(floor).or_default() += 1;
                 }
@@ -1134,6 +1164,7 @@ impl<G: Game> Sliced<'_, G> {
         buckets: &[u64],
         last: bool,
         touched: &mut [bool],
+        resolved: &mut Resolved,
     ) -> Result<(), EngineError> {
         let game = self.game;
         let g = state.generation;
@@ -1146,10 +1177,17 @@ impl<G: Game> Sliced<'_, G> {
         let mut bytes =
             vec![0u8; BUCKET_CHUNK.min(buckets.iter().copied().max().unwrap_or(0) as usize) * 4];
         for slice in 0..state.slices() {
-            // The next frontier is read off every slice whose cells an update of any round changed, or that has
-            // values scheduled for it.
+            // The next frontier comes from every slice whose cells an update of any round changed, or that has
+            // values scheduled for it: from the positions gathered as they were resolved when that is all, else
+            // read off the cells.
             let scheduled = last && state.seeds[slice].remove(&(g + 1)).is_some();
-            if buckets[slice] == 0 && !scheduled && !(last && touched[slice]) {
+            let read_off = last && touched[slice] && !resolved.complete;
+            if buckets[slice] == 0 && !scheduled && !read_off {
+                if let (Some(frontier), true) = (frontier.as_mut(), touched[slice]) {
+                    let mut entries = resolved.take(slice).expect("all gathered");
+                    entries.sort_unstable();
+                    frontier.extend(&entries)?;
+                }
                 continue;
             }
             let (base, len) = state.slice_range(slice);
@@ -1167,49 +1205,67 @@ impl<G: Game> Sliced<'_, G> {
                 let Slot {
                     cells, refuters, ..
                 } = &resident.slots[slot];
-                // Whether a cell changed (an update of a position resolved already changes nothing), and the
-                // later losses to schedule.
-                let (changed, deferred) = bytes[..n * 4]
+                // Whether a cell changed (an update of a position resolved already changes nothing), the
+                // positions resolved at g + 1 and the later losses to schedule.
+                let (changed, now, deferred) = bytes[..n * 4]
                     .par_chunks_exact(4)
                     .with_min_len(256)
                     .fold(
-                        || (false, Vec::new()),
-                        |(mut changed, mut deferred): (bool, Vec<u32>), entry| {
+                        || (false, Vec::new(), Vec::new()),
+                        |(mut changed, mut now, mut deferred): (bool, Vec<u64>, Vec<u32>),
+                         entry| {
                             let entry = u32::from_ne_bytes(entry.try_into().expect("4 bytes"));
                             let offset = (entry >> 1) as usize;
+                            let p = base + offset as u64;
                             if entry & 1 == 0 {
-                                changed |= lost_successor(cells, offset, g);
+                                if lost_successor(cells, offset, g) {
+                                    changed = true;
+                                    now.push(p << 1 | 1);
+                                }
                             } else {
                                 let resists = may_resist(refuters, refuting_exits, base, offset);
-                                let p = base + offset as u64;
                                 match won_successor(game, cells, offset, p, g, resists) {
                                     Refuted::Settled => {}
-                                    Refuted::Not | Refuted::Now => changed = true,
+                                    Refuted::Not => changed = true,
+                                    Refuted::Now => {
+                                        changed = true;
+                                        now.push(p << 1);
+                                    }
                                     Refuted::Later(floor) => {
                                         changed = true;
                                         deferred.push(floor);
                                     }
                                 }
                             }
-                            (changed, deferred)
+                            (changed, now, deferred)
                         },
                     )
                     .reduce(
-                        || (false, Vec::new()),
-                        |(a, mut x), (b, mut y)| {
+                        || (false, Vec::new(), Vec::new()),
+                        |(a, mut x, mut u), (b, mut y, mut v)| {
                             x.append(&mut y);
-                            (a | b, x)
+                            u.append(&mut v);
+                            (a | b, x, u)
                         },
                     );
                 resident.slots[slot].dirty |= changed;
                 touched[slice] |= changed;
+                resolved.add(now);
                 for floor in deferred {
                     *state.seeds[slice].entry(floor).or_default() += 1;
                 }
             }
             drop(file);
             if let (Some(frontier), true) = (frontier.as_mut(), touched[slice] || scheduled) {
-                write_due(&resident.slots[slot].cells, base, len, g + 1, frontier)?;
+                // The positions resolved by the updates, when they were all gathered; else, or when values were
+                // scheduled for g + 1 too, the cells valued g + 1.
+                match resolved.take(slice).filter(|_| !scheduled) {
+                    Some(mut entries) => {
+                        entries.sort_unstable();
+                        frontier.extend(&entries)?;
+                    }
+                    None => write_due(&resident.slots[slot].cells, base, len, g + 1, frontier)?,
+                }
             }
             self.step()?;
         }
@@ -1367,6 +1423,8 @@ impl BucketWriters {
 struct Walked {
     buckets: Vec<Vec<u8>>,
     changed: Vec<bool>,
+    /// Positions of resident slices resolved at g + 1, as frontier entries.
+    resolved: Vec<u64>,
     deferred: Vec<(usize, u32)>,
 }
 
@@ -1375,6 +1433,7 @@ impl Walked {
         Walked {
             buckets: vec![Vec::new(); slices],
             changed: vec![false; slices],
+            resolved: Vec::new(),
             deferred: Vec::new(),
         }
     }
@@ -1391,8 +1450,56 @@ impl Walked {
         for (x, y) in self.changed.iter_mut().zip(other.changed) {
             *x |= y;
         }
+        self.resolved.extend(other.resolved);
         self.deferred.extend(other.deferred);
         self
+    }
+}
+
+/// The positions a generation resolves at g + 1, gathered by slice as the updates resolve them, so that the next
+/// frontier need not be read off whole slices (in the long tail of a build, a few thousand positions among
+/// billions of cells). Beyond `cap` entries they are given up, and the touched slices are read instead.
+struct Resolved {
+    by_slice: Vec<Vec<u64>>,
+    shift: u32,
+    entries: u64,
+    cap: u64,
+    complete: bool,
+}
+
+impl Resolved {
+    fn new(slices: usize, shift: u32, cap: u64) -> Resolved {
+        Resolved {
+            by_slice: vec![Vec::new(); slices],
+            shift,
+            entries: 0,
+            cap,
+            complete: true,
+        }
+    }
+
+    /// Adds frontier entries (`index << 1 | won`).
+    fn add(&mut self, entries: Vec<u64>) {
+        if !self.complete {
+            return;
+        }
+        self.entries += entries.len() as u64;
+        if self.entries > self.cap {
+            self.complete = false;
+            self.by_slice = Vec::new();
+            return;
+        }
+        for entry in entries {
+            self.by_slice[(entry >> 1 >> self.shift) as usize].push(entry);
+        }
+    }
+
+    /// The entries of `slice`, unsorted, if every one was gathered.
+    fn take(&mut self, slice: usize) -> Option<Vec<u64>> {
+        match self.complete {
+            true => Some(std::mem::take(&mut self.by_slice[slice])),
+            false => None,
+        }
     }
 }
 

@@ -52,7 +52,15 @@ fn check_many(seed: u64, games: usize, partizan: bool, with_exits: bool) {
         let game = random_game(&mut rng, partizan, with_exits);
         for convention in [PlayConvention::Normal, PlayConvention::Misere] {
             let expected = in_memory(&game, convention);
-            let solution = solve(&game, &sliced(dir.path(), 1, convention)).unwrap();
+            let mut options = sliced(dir.path(), 1, convention);
+            // The next frontiers read off the cells, gathered as positions are resolved, or gathered until a
+            // generation resolves too many.
+            options.testing.gathered_cap = Some(match case % 3 {
+                0 => 0,
+                1 => u64::MAX,
+                _ => rng.below(40),
+            });
+            let solution = solve(&game, &options).unwrap();
             assert_eq!(
                 all_values(&solution),
                 all_values(&expected),
@@ -175,6 +183,11 @@ fn crash_in_rounds_until_done(
         let mut options = sliced(dir, memory, PlayConvention::Normal);
         options.testing.round_bytes = round_bytes;
         options.testing.crash_after = Some(rng.below(limit));
+        options.testing.gathered_cap = Some(match rng.below(3) {
+            0 => 0,
+            1 => u64::MAX,
+            _ => rng.below(40),
+        });
         match solve(game, &options) {
             Ok(solution) => return (solution, crashes),
             Err(EngineError::Interrupted) => crashes += 1,
