@@ -1078,23 +1078,30 @@ impl<G: Game> Sliced<'_, G> {
                                 return;
                             };
                             let slot = &slots[slot];
-                            let base = (slice as u64) << shift;
-                            let cells = &slot.cells;
-                            let update = (offset, won, g);
-                            match apply_update(
-                                game,
-                                cells,
-                                &slot.refuters,
-                                refuting_exits,
-                                base,
-                                update,
-                            ) {
-                                Applied::Nothing => return,
-                                Applied::Changed => {}
-                                Applied::Resolved(entry) => out.resolved.push(entry),
-                                Applied::Later(floor) => out.deferred.push((slice, floor)),
-                            }
-                            out.changed[slice] = true;
+                            let changed = if !won {
+                                let now = lost_successor(&slot.cells, offset, g);
+                                if now {
+                                    out.resolved.push(p << 1 | 1);
+                                }
+                                now
+                            } else {
+                                let base = (slice as u64) << shift;
+                                let resists =
+                                    may_resist(&slot.refuters, refuting_exits, base, offset);
+                                match won_successor(game, &slot.cells, offset, p, g, resists) {
+                                    Refuted::Settled => false,
+                                    Refuted::Not => true,
+                                    Refuted::Now => {
+                                        out.resolved.push(p << 1);
+                                        true
+                                    }
+                                    Refuted::Later(floor) => {
+                                        out.deferred.push((slice, floor));
+                                        true
+                                    }
+                                }
+                            };
+                            out.changed[slice] |= changed;
                         });
                         out
                     },
@@ -1209,18 +1216,25 @@ impl<G: Game> Sliced<'_, G> {
                          entry| {
                             let entry = u32::from_ne_bytes(entry.try_into().expect("4 bytes"));
                             let offset = (entry >> 1) as usize;
-                            let update = (offset, entry & 1 == 1, g);
-                            match apply_update(game, cells, refuters, refuting_exits, base, update)
-                            {
-                                Applied::Nothing => {}
-                                Applied::Changed => changed = true,
-                                Applied::Resolved(entry) => {
+                            let p = base + offset as u64;
+                            if entry & 1 == 0 {
+                                if lost_successor(cells, offset, g) {
                                     changed = true;
-                                    now.push(entry);
+                                    now.push(p << 1 | 1);
                                 }
-                                Applied::Later(floor) => {
-                                    changed = true;
-                                    deferred.push(floor);
+                            } else {
+                                let resists = may_resist(refuters, refuting_exits, base, offset);
+                                match won_successor(game, cells, offset, p, g, resists) {
+                                    Refuted::Settled => {}
+                                    Refuted::Not => changed = true,
+                                    Refuted::Now => {
+                                        changed = true;
+                                        now.push(p << 1);
+                                    }
+                                    Refuted::Later(floor) => {
+                                        changed = true;
+                                        deferred.push(floor);
+                                    }
                                 }
                             }
                             (changed, now, deferred)
@@ -1340,46 +1354,6 @@ impl<G: Game> Sliced<'_, G> {
         fs::remove_file(self.path(MANIFEST))?;
         self.remove_files(|_| true)?;
         Ok(Solution::new(W::into_solved(cells), state.generation).with_report(self.report.clone()))
-    }
-}
-
-/// What one update did to its cell.
-enum Applied {
-    /// Nothing: the position was resolved already.
-    Nothing,
-    /// One more of its moves refuted.
-    Changed,
-    /// Resolved at `g + 1`: its frontier entry (`index << 1 | won`).
-    Resolved(u64),
-    /// Lost later, at this generation, through an exit: to be scheduled.
-    Later(u32),
-}
-
-/// Applies the update `(offset, won, g)` — a successor of the position at `offset` in the slice starting at `base`
-/// was resolved at `g`, won by its mover when `won` — through the cell transitions of the in-memory walk: the one
-/// step shared by the scatter's resident slices and the buckets' application.
-#[inline]
-fn apply_update<G: Game, W: Width>(
-    game: &G,
-    cells: &Cells<W>,
-    refuters: &Option<Vec<u64>>,
-    refuting_exits: bool,
-    base: u64,
-    (offset, won, g): (usize, bool, u32),
-) -> Applied {
-    let p = base + offset as u64;
-    if !won {
-        return match lost_successor(cells, offset, g) {
-            true => Applied::Resolved(p << 1 | 1),
-            false => Applied::Nothing,
-        };
-    }
-    let resists = may_resist(refuters, refuting_exits, base, offset);
-    match won_successor(game, cells, offset, p, g, resists) {
-        Refuted::Settled => Applied::Nothing,
-        Refuted::Not => Applied::Changed,
-        Refuted::Now => Applied::Resolved(p << 1),
-        Refuted::Later(floor) => Applied::Later(floor),
     }
 }
 
