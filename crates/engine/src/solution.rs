@@ -140,3 +140,17 @@ fn count<W: Width>(cells: &Cells<W>) -> Stats {
     stats.cell_bytes = W::BITS / 8;
     stats
 }
+
+impl retro_game::Values for Solution {
+    fn value(&self, index: Index) -> Option<Value> {
+        Solution::value(self, index)
+    }
+
+    fn longest_plies(&self) -> u32 {
+        self.stats().max_plies
+    }
+
+    fn resident_bytes(&self) -> u64 {
+        self.size() * u64::from(self.stats().cell_bytes)
+    }
+}

@@ -213,6 +213,24 @@ pub fn count_by_expanding<G: Game + ?Sized, F: FnMut(Value)>(
     (node, inside)
 }
 
+/// The solved values of a table, by index: what the exits of the tables built after it read.
+pub trait Values: Sync + Send {
+    /// The value at `index`; `None` for a hole.
+    fn value(&self, index: Index) -> Option<Value>;
+
+    /// The longest distance, in plies, of any win or loss: a table exiting into these values starts with cells
+    /// wide enough for one ply more. Only a hint (0 when unknown): the engine widens cells that turn out too narrow.
+    fn longest_plies(&self) -> u32 {
+        0
+    }
+
+    /// The bytes of memory these values hold (0 for values read from disk on demand): a build that keeps them
+    /// takes them off its engine's budget.
+    fn resident_bytes(&self) -> u64 {
+        0
+    }
+}
+
 /// How a position with no move at all is scored.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum PlayConvention {

@@ -17,6 +17,7 @@
 //! double push, from the placement without rights or from any of its twins with rights. Only the table's own
 //! indices, `0..index().size()`, are written to its files.
 
+pub use retro_game::Values;
 use retro_game::{Game, Index, Move, Node, Value};
 
 use crate::ep::EpIndex;
@@ -470,37 +471,6 @@ impl Game for ChessGame<'_> {
         } else {
             visit_distinct(kings, visit);
         }
-    }
-}
-
-/// A source of solved values by index: an engine [`retro_engine::Solution`] or a table read from disk.
-pub trait Values: Sync + Send {
-    fn value(&self, index: Index) -> Option<Value>;
-
-    /// The longest distance, in plies, of any win or loss: a table exiting into these values starts with cells
-    /// wide enough for one ply more. Only a hint (0 when unknown): the engine widens cells that turn out too narrow.
-    fn longest_plies(&self) -> u32 {
-        0
-    }
-
-    /// The bytes of memory these values hold (0 for values read from disk on demand): a build that keeps them
-    /// takes them off its engine's budget.
-    fn resident_bytes(&self) -> u64 {
-        0
-    }
-}
-
-impl Values for retro_engine::Solution {
-    fn value(&self, index: Index) -> Option<Value> {
-        retro_engine::Solution::value(self, index)
-    }
-
-    fn longest_plies(&self) -> u32 {
-        self.stats().max_plies
-    }
-
-    fn resident_bytes(&self) -> u64 {
-        self.size() * u64::from(self.stats().cell_bytes)
     }
 }
 

@@ -1,0 +1,1 @@
+//! connect4 for retro (being written).

@@ -1,0 +1,1 @@
+//! quixo for retro (being written).

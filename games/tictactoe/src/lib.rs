@@ -1,0 +1,1 @@
+//! tictactoe for retro (being written).
