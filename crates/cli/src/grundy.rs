@@ -10,8 +10,8 @@ use retro_graph::Graph;
 use retro_graph::grundy::{Grundy, GrundyValues};
 
 use crate::graph_file::{GraphFile, read_graph};
-use crate::json;
-use crate::run::with_threads;
+use retro_driver::json;
+use retro_driver::with_threads;
 
 #[derive(Args, Debug)]
 pub struct GrundyArgs {

@@ -1,21 +1,21 @@
-//! The `retro` command line: a thin layer over the libraries. Each command lives in its own module; this file only
-//! names them.
+//! The `retro` command line: a thin layer over the libraries. The table commands (`generate`, `probe`, `info`,
+//! `verify`, `games`) are written once for every game in `retro-driver`; this file only parses their arguments.
+//! The graph commands that build no table (`solve`, `grundy`, `sum`) live in their own modules.
 
-mod chess_cmd;
-mod dense;
-mod dobutsu_cmd;
-mod graph_cmd;
 mod graph_file;
 mod grundy;
-mod json;
-mod run;
 mod solve;
 mod sum;
-mod tables;
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use anyhow::Result;
+use clap::{Args, Parser, Subcommand};
+use retro_driver::generate::GenerateArgs;
+use retro_driver::verify::VerifyArgs;
+use retro_driver::{EngineArgs, json, parse_size};
+use retro_family::Flags;
 
 /// retro: endgame tablebases by retrograde analysis.
 #[derive(Parser, Debug)]
@@ -29,44 +29,173 @@ struct Cli {
 enum Command {
     /// Solve a graph game and print every position's value (or the totals).
     Solve(solve::SolveArgs),
-    /// Solve a game and write its tables (a win/draw/loss file and a distance file).
-    #[command(subcommand)]
+    /// Solve a game and write its tables (a win/draw/loss file and a distance file per table): `retro generate
+    /// GAME [VARIANT] --out DIR` (`retro games` lists the games and their variants).
     Generate(Generate),
-    /// Probe a position in the tables: its value and every move's value, best first.
-    Probe(tables::ProbeArgs),
-    /// Everything a table's header says, its sizes on disk and its histogram of plies.
-    Info(tables::InfoArgs),
-    /// Check every checksum of a table and certify every position's value from its moves.
-    Verify(tables::VerifyArgs),
+    /// Probe a position in the tables: its value, every move's value best first, and the best line.
+    Probe(Probe),
+    /// Everything a table's header says, its sizes and histogram; for a variant of several tables, their totals.
+    Info(Info),
+    /// Check every checksum of a variant's tables and certify every position's value from its moves.
+    Verify(Verify),
+    /// The games retro knows, the syntax of their variants and an example position.
+    Games(Games),
     /// Generalized Sprague–Grundy values of an impartial graph game (loopy games allowed).
     Grundy(grundy::GrundyArgs),
     /// The outcome of a sum of impartial graph games, and a winning move: `retro sum FILE:POS FILE:POS ...`.
     Sum(sum::SumArgs),
 }
 
-/// The games `retro generate` builds.
-#[derive(Subcommand, Debug)]
-enum Generate {
-    /// A graph game read from a file; the table is named by the file's stem.
-    Graph(graph_cmd::GenerateGraphArgs),
-    /// Dobutsu shogi, the whole game: DIR/dobutsu/dobutsu.rwdl and .rdst.
-    Dobutsu(dobutsu_cmd::GenerateDobutsuArgs),
-    /// Chess endgame tables of up to 5 men: one material and the tables it depends on, or --all N.
-    Chess(chess_cmd::GenerateChessArgs),
+#[derive(Args, Debug)]
+struct Generate {
+    /// The game (see `retro games`).
+    game: String,
+    /// The variant, as the game takes it: a chess material (KQvKR), a graph file, a board (6x5); none for a game
+    /// with one variant.
+    variant: Vec<String>,
+    /// Every variant up to N (chess: every material of 3 to N men) instead of one.
+    #[arg(long, value_name = "N")]
+    all: Option<u32>,
+    /// The directory of tables (a table goes to DIR/GAME/NAME.rwdl and .rdst).
+    #[arg(long)]
+    out: PathBuf,
+    /// Misère play (graph games): the player who cannot move wins.
+    #[arg(long)]
+    misere: bool,
+    /// The graph file is an edge list (`u v` per line, positions 0..n-1).
+    #[arg(long)]
+    edges: bool,
+    /// Write the smallest files (the distance file at zstd's level 19, blocks also tried transposed): for tables
+    /// that ship. Writing then takes several times as long.
+    #[arg(long)]
+    compact: bool,
+    /// After the tables, count the positions reachable from the start (folded and unfolded, with their values)
+    /// for `info`.
+    #[arg(long)]
+    census: bool,
+    #[command(flatten)]
+    engine: EngineArgs,
+}
+
+#[derive(Args, Debug)]
+struct Probe {
+    /// The directory of tables (as given to `generate --out`).
+    #[arg(long)]
+    tables: PathBuf,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+    /// The game.
+    game: String,
+    /// The position in the game's notation (a FEN, `startpos`, `6x5:4453`, a graph's `NAME POSITION`).
+    #[arg(required = true, num_args = 1..)]
+    position: Vec<String>,
+}
+
+#[derive(Args, Debug)]
+struct Info {
+    /// The directory of tables.
+    #[arg(long)]
+    tables: PathBuf,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+    /// The game.
+    game: String,
+    /// The variant, as `generate` takes it (a graph: its table's name).
+    variant: Vec<String>,
+}
+
+#[derive(Args, Debug)]
+struct Verify {
+    /// The directory of tables.
+    #[arg(long)]
+    tables: PathBuf,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// The most memory for reading tables whole, e.g. 16G (default: half the RAM). A larger table is read block by
+    /// block through a cache, which is much slower.
+    #[arg(long, value_parser = parse_size, value_name = "SIZE")]
+    memory: Option<u64>,
+    /// The game.
+    game: String,
+    /// The variant, as `generate` takes it (a graph: its table's name).
+    variant: Vec<String>,
+}
+
+#[derive(Args, Debug)]
+struct Games {
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+fn games(args: &Games) -> Result<()> {
+    let all = retro_driver::families();
+    if args.json {
+        let items = all
+            .iter()
+            .map(|a| {
+                format!(
+                    "{{\"name\":{},\"summary\":{},\"variants\":{},\"example_variant\":{},\"example_position\":{}}}",
+                    json::string(a.name),
+                    json::string(a.summary),
+                    json::string(a.variants),
+                    json::string(a.example_variant),
+                    json::string(a.example_position)
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(",");
+        println!("[{items}]");
+        return Ok(());
+    }
+    for a in all {
+        println!("{:<10} {}", a.name, a.summary);
+        if !a.variants.is_empty() {
+            println!(
+                "{:<10} variants: {} (e.g. {})",
+                "", a.variants, a.example_variant
+            );
+        }
+        println!("{:<10} position: {}", "", a.example_position);
+    }
+    Ok(())
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match &cli.command {
-        Command::Solve(args) => solve::run(args),
-        Command::Generate(Generate::Graph(args)) => graph_cmd::generate(args),
-        Command::Generate(Generate::Dobutsu(args)) => dobutsu_cmd::generate(args),
-        Command::Generate(Generate::Chess(args)) => chess_cmd::generate(args),
-        Command::Probe(args) => tables::probe(args),
-        Command::Info(args) => tables::info(args),
-        Command::Verify(args) => tables::verify(args),
-        Command::Grundy(args) => grundy::run(args),
-        Command::Sum(args) => sum::run(args),
+    let result = match cli.command {
+        Command::Solve(args) => solve::run(&args),
+        Command::Generate(g) => retro_driver::generate::generate(&GenerateArgs {
+            game: g.game,
+            variant: g.variant,
+            all: g.all,
+            out: g.out,
+            flags: Flags {
+                misere: g.misere,
+                edges: g.edges,
+            },
+            compact: g.compact,
+            census: g.census,
+            engine: g.engine,
+        }),
+        Command::Probe(p) => retro_driver::probe::probe(&p.tables, &p.game, &p.position, p.json),
+        Command::Info(i) => retro_driver::info::info(&i.tables, &i.game, &i.variant, i.json),
+        Command::Verify(v) => retro_driver::verify::verify(
+            &v.tables,
+            &VerifyArgs {
+                game: v.game,
+                variant: v.variant,
+                threads: v.threads,
+                memory: v.memory,
+            },
+        )
+        .map(|_| ()),
+        Command::Games(g) => games(&g),
+        Command::Grundy(args) => grundy::run(&args),
+        Command::Sum(args) => sum::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -8,8 +8,8 @@ use retro_engine::{PlayConvention, Solution, Value};
 use retro_graph::{Graph, GraphGame, Player};
 
 use crate::graph_file::GraphFile;
-use crate::json;
-use crate::run::EngineArgs;
+use retro_driver::EngineArgs;
+use retro_driver::json;
 
 #[derive(Args, Debug)]
 pub struct SolveArgs {

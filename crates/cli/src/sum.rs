@@ -11,7 +11,7 @@ use retro_graph::Graph;
 use retro_graph::grundy::{Component, GrundyValues, SumMove, sum_outcome, winning_move};
 
 use crate::grundy::load;
-use crate::json;
+use retro_driver::json;
 
 #[derive(Args, Debug)]
 pub struct SumArgs {

@@ -162,10 +162,8 @@ fn check_index<F: Family>(
     for (m, played) in &moves {
         if let Played::Position(after) = played {
             match family.locate(after)? {
-                Location::Stored { table: t, index: q } if t == *table => {
-                    if q < stored {
-                        reached.insert(q);
-                    }
+                Location::Stored { table: t, index: q } if t == *table && q < stored => {
+                    reached.insert(q);
                 }
                 _ => {}
             }

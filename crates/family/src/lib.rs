@@ -67,6 +67,16 @@ impl Flags {
     }
 }
 
+/// Choices of the table writer a family may make for its tables.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Blocks {
+    /// Values per block of the WDL file (a power of two), instead of the writer's default.
+    pub wdl_values: Option<u32>,
+    /// Write the distance file at the fast settings whatever the table's size (a graph table, whose payload can be
+    /// larger than its values).
+    pub fast_distances: bool,
+}
+
 /// Where the value of a position is found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Location<T> {
@@ -145,6 +155,11 @@ impl<'a, T: PartialEq> SubTables<'a, T> {
 pub trait Payloads {
     /// The payload of the table `name` of this family.
     fn payload(&self, name: &str) -> Result<Vec<u8>, String>;
+
+    /// The parameters in the header of the table `name` of this family.
+    fn params(&self, name: &str) -> Result<Vec<(String, String)>, String> {
+        Err(format!("no table {name} here"))
+    }
 }
 
 /// No tables at all: for parsing where no directory is open.
@@ -233,16 +248,31 @@ pub trait Family: Sync + 'static {
         vec!["mover"]
     }
 
-    /// The side of `index` among [`Family::sides`].
-    fn side_of(&self, table: &Self::Table, index: Index) -> usize {
-        let _ = (table, index);
-        0
+    /// The side of each index among [`Family::sides`], as a function (the writer calls it on every index).
+    fn side_of<'a>(&'a self, table: &Self::Table) -> Box<dyn Fn(Index) -> usize + Sync + 'a> {
+        let _ = table;
+        Box::new(|_| 0)
+    }
+
+    /// The sides `info` shows for a table asked for with these VARIANT words, in the header's order. The default is
+    /// [`Family::sides`]. A family may rename them as asked (chess: `KRvKQ` shows its table `KQvKR` with the sides
+    /// named the other way round) or name more sides than the table keeps apart: each extra side has the counts of
+    /// the first (a symmetric chess material stores White to move only, and Black to move is the same).
+    fn shown_sides(&self, words: &[String], table: &Self::Table) -> Vec<&'static str> {
+        let _ = words;
+        self.sides(table)
     }
 
     /// Bytes the table keeps beside its values (a graph keeps itself).
     fn payload(&self, table: &Self::Table) -> Vec<u8> {
         let _ = table;
         Vec::new()
+    }
+
+    /// How the table's files are cut into blocks, where the writer's defaults do not suit the family.
+    fn blocks(&self, table: &Self::Table) -> Blocks {
+        let _ = table;
+        Blocks::default()
     }
 
     /// How a position whose mover has no move is scored.
@@ -255,8 +285,8 @@ pub trait Family: Sync + 'static {
     /// [`Family::dependencies`].
     fn game<'a>(
         &'a self,
-        table: &Self::Table,
-        sub: &SubTables<'a, Self::Table>,
+        table: &'a Self::Table,
+        sub: &'a SubTables<'a, Self::Table>,
     ) -> Result<Self::Game<'a>, String>;
 
     /// How many of the game's indices the table stores (`0..stored`); the others are solved with it and not written
@@ -273,6 +303,12 @@ pub trait Family: Sync + 'static {
 
     /// The position in the notation [`Family::parse_position`] reads.
     fn show_position(&self, position: &Self::Position) -> String;
+
+    /// How `probe` names the position it was asked (the value of its `position_key`). The default is its notation;
+    /// a graph names the position alone, without its table.
+    fn label(&self, position: &Self::Position) -> String {
+        self.show_position(position)
+    }
 
     /// The position drawn for a person, several lines ending in a newline. The default is its notation.
     fn diagram(&self, position: &Self::Position) -> String {

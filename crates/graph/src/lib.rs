@@ -13,6 +13,7 @@ mod bytes;
 mod csr;
 pub mod edges;
 mod error;
+pub mod family;
 mod graph;
 pub mod grundy;
 pub mod random;

@@ -47,7 +47,8 @@ enum ExitTable<'a> {
     /// A table, in which the position is looked up with colours exchanged when `flip` (its material is the
     /// canonical one with the sides swapped).
     Table {
-        index: &'a TableIndex,
+        /// The table's index, in [`ChessGame::exit_indices`].
+        index: u8,
         values: &'a dyn Values,
         flip: bool,
     },
@@ -69,6 +70,8 @@ pub struct ChessGame<'a> {
     /// The table each converting move exits into, by mover, role taken (`Role::King` for none) and promotion
     /// (`Role::Pawn` for none), found once here rather than for every move.
     exits: [[[Option<ExitTable<'a>>; 6]; 6]; 2],
+    /// The indices of the tables the exits look into (owned, so that the values alone need to outlive the game).
+    exit_indices: Vec<TableIndex>,
     /// Whether moves of pieces other than the kings may be encoded the quick way: see [`ChessGame::expand`].
     quick: bool,
     /// The longest win or loss of the tables the exits look into.
@@ -78,9 +81,19 @@ pub struct ChessGame<'a> {
 impl<'a> ChessGame<'a> {
     /// The table of `material` (any orientation; it is taken canonically), whose exits look into `sub`.
     pub fn new<S: SubTables>(material: Material, sub: &'a S) -> Result<ChessGame<'a>, GameError> {
+        ChessGame::with_values(material, |needed| {
+            sub.table(needed).map(|(_, values)| values)
+        })
+    }
+
+    /// The table of `material`, whose exits read the values `values` gives for each canonical material it needs.
+    pub fn with_values(
+        material: Material,
+        values: impl Fn(Material) -> Option<&'a dyn Values>,
+    ) -> Result<ChessGame<'a>, GameError> {
         let material = material.canonical();
         for needed in material.successors() {
-            if needed != Material::KVK && !sub.has(needed) {
+            if needed != Material::KVK && values(needed).is_none() {
                 return Err(GameError::MissingTable {
                     table: material,
                     needed,
@@ -105,6 +118,7 @@ impl<'a> ChessGame<'a> {
             .max()
             .unwrap_or(8);
         let mut exits = [[[None; 6]; 6]; 2];
+        let mut exit_indices: Vec<TableIndex> = Vec::new();
         let none_or = |roles: &[Role]| -> Vec<Option<Role>> {
             std::iter::once(None)
                 .chain(roles.iter().copied().map(Some))
@@ -120,12 +134,19 @@ impl<'a> ChessGame<'a> {
                         ExitTable::Draw
                     } else {
                         let needed = after.canonical();
-                        let (index, values) = sub.table(needed).ok_or(GameError::MissingTable {
+                        let values = values(needed).ok_or(GameError::MissingTable {
                             table: material,
                             needed,
                         })?;
+                        let index = match exit_indices.iter().position(|i| i.material() == needed) {
+                            Some(i) => i,
+                            None => {
+                                exit_indices.push(TableIndex::new(needed));
+                                exit_indices.len() - 1
+                            }
+                        };
                         ExitTable::Table {
-                            index,
+                            index: index as u8,
                             values,
                             flip: !after.is_canonical(),
                         }
@@ -152,6 +173,7 @@ impl<'a> ChessGame<'a> {
             index,
             max_moves,
             exits,
+            exit_indices,
             // Not with en passant (a double push may reach the en-passant region), nor for a symmetric material,
             // whose Black-to-move targets are numbered through the colour flip, which changes the king pair.
             quick: !material.both_sides_have_pawns() && !material.is_symmetric(),
@@ -218,7 +240,7 @@ impl<'a> ChessGame<'a> {
                 let after = pos.play(m);
                 let after = if flip { after.color_flipped() } else { after };
                 values
-                    .value(index.encode_oriented(&after))
+                    .value(self.exit_indices[usize::from(index)].encode_oriented(&after))
                     .expect("a legal position is not a hole of its table")
             }
         }

@@ -15,6 +15,7 @@
 pub mod analysis;
 pub mod attacks;
 pub mod ep;
+pub mod family;
 pub mod game;
 pub mod index;
 pub mod material;

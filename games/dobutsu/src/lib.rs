@@ -12,6 +12,7 @@
 
 pub mod analysis;
 pub mod board;
+pub mod family;
 pub mod game;
 pub mod index;
 pub mod notation;

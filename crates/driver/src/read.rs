@@ -1,140 +1,21 @@
-//! `retro probe`, `retro info` and `retro verify`: the commands that read tables, for every game.
-//!
-//! Each command opens the table with [`open_table`] and then calls, through a `match` on the GAME word, a small
-//! function of the game's own module (`graph_cmd` for graph games). What does not depend on the game lives here for
-//! every game to reuse: opening with clear errors, the checksum and WDL-versus-distance checks of `verify`, running
-//! the engine's certificate over a table ([`certify_table`]), and the facts and JSON of `info` ([`info_fields`]).
-//!
-//! A game module plugs in with three functions: `probe(tables, args, json)`, `info(table, json)` (usually
-//! [`print_info`] with the game's side names and `side_of`), and `verify(table)` (rebuilding its [`Game`] and
-//! calling [`certify_table`]).
+//! Reading tables, for every game: opening with clear errors, the checksum and WDL-versus-distance checks of
+//! `verify`, running the engine's certificate over a table ([`certify_table`]), and the facts and JSON of `info`
+//! ([`info_fields`]).
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Mutex;
-use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use clap::Args;
 use rayon::prelude::*;
 use retro_engine::{Game, Index, Outcome, PlayConvention, Value};
 use retro_probe::{Table, TableFile, Tables};
 
-use crate::chess_cmd;
 use crate::dense::DenseValues;
-use crate::dobutsu_cmd;
-use crate::graph_cmd;
 use crate::json;
-use crate::run::with_threads;
 
 /// Decompressed blocks the CLI keeps in memory while probing or verifying.
 pub const CACHE_BYTES: usize = 256 << 20;
-
-/// The games whose tables the CLI can read.
-const GAMES: &str = "graph, chess, dobutsu";
-
-#[derive(Args, Debug)]
-pub struct ProbeArgs {
-    /// The directory of tables (as given to `generate --out`).
-    #[arg(long)]
-    pub tables: PathBuf,
-    /// Print JSON.
-    #[arg(long)]
-    pub json: bool,
-    /// The game: graph, chess or dobutsu.
-    pub game: String,
-    /// What to probe, as the game wants it: `graph NAME POSITION`, `chess FEN`, `dobutsu POSITION`.
-    #[arg(required = true, num_args = 1..)]
-    pub what: Vec<String>,
-}
-
-#[derive(Args, Debug)]
-pub struct InfoArgs {
-    /// The directory of tables.
-    #[arg(long)]
-    pub tables: PathBuf,
-    /// Print JSON.
-    #[arg(long)]
-    pub json: bool,
-    /// The game: graph, chess or dobutsu.
-    pub game: String,
-    /// The table's name (a graph's file stem, a chess material, `dobutsu`).
-    pub name: String,
-}
-
-#[derive(Args, Debug)]
-pub struct VerifyArgs {
-    /// The directory of tables.
-    #[arg(long)]
-    pub tables: PathBuf,
-    /// Worker threads (default: all cores).
-    #[arg(long)]
-    pub threads: Option<usize>,
-    /// The most memory for reading the table's values whole, e.g. 16G (default: half the RAM). A larger table is
-    /// read block by block through a cache, which is much slower.
-    #[arg(long, value_parser = crate::run::parse_size, value_name = "SIZE")]
-    pub memory: Option<u64>,
-    /// The game: graph, chess or dobutsu.
-    pub game: String,
-    /// The table's name.
-    pub name: String,
-}
-
-pub fn probe(args: &ProbeArgs) -> Result<()> {
-    let tables = open_tables(&args.tables)?;
-    match args.game.as_str() {
-        "graph" => graph_cmd::probe(&tables, &args.what, args.json),
-        "dobutsu" => dobutsu_cmd::probe(&tables, &args.what, args.json),
-        "chess" => chess_cmd::probe(&tables, &args.what, args.json),
-        other => bail!(unknown_game(other)),
-    }
-}
-
-pub fn info(args: &InfoArgs) -> Result<()> {
-    let tables = open_tables(&args.tables)?;
-    if args.game == "chess" {
-        // The material may be asked in either orientation; it decides which side is "white".
-        return chess_cmd::info(&tables, &args.name, args.json);
-    }
-    let table = open_table(&tables, &args.game, &args.name)?;
-    match args.game.as_str() {
-        "graph" => graph_cmd::info(&table, args.json),
-        "dobutsu" => dobutsu_cmd::info(&table, args.json),
-        other => bail!(unknown_game(other)),
-    }
-}
-
-pub fn verify(args: &VerifyArgs) -> Result<()> {
-    let start = Instant::now();
-    let tables = open_tables(&args.tables)?;
-    let name = match args.game.as_str() {
-        "chess" => chess_cmd::table_name(&args.name)?,
-        _ => args.name.clone(),
-    };
-    let table = open_table(&tables, &args.game, &name)?;
-    let memory = args.memory.unwrap_or_else(retro_engine::default_budget);
-    with_threads(args.threads, || -> Result<()> {
-        let blocks = check_files(&table)?;
-        let positions = match args.game.as_str() {
-            "graph" => graph_cmd::verify(&table, memory)?,
-            "dobutsu" => dobutsu_cmd::verify(&table)?,
-            "chess" => chess_cmd::verify(&tables, &args.name, memory)?,
-            other => bail!(unknown_game(other)),
-        };
-        println!(
-            "{}/{}: OK: {blocks} block checksums, WDL file agrees with distance file, {positions} positions \
-             certified ({:.2} s)",
-            args.game,
-            args.name,
-            start.elapsed().as_secs_f64()
-        );
-        Ok(())
-    })?
-}
-
-fn unknown_game(game: &str) -> String {
-    format!("unknown game {game:?} (known: {GAMES})")
-}
 
 /// Opens a directory of tables, with an error naming it.
 pub fn open_tables(dir: &Path) -> Result<Tables> {

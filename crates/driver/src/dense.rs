@@ -7,11 +7,9 @@
 //! value codes, two bytes each while they fit, four otherwise).
 
 use rayon::prelude::*;
-use retro_game::{Index, Value};
+use retro_game::{Index, Value, Values};
 use retro_probe::format::{distance_code, distance_value};
 use retro_probe::{ProbeError, Table};
-
-use retro_chess::Values;
 
 /// Every value of a table, decoded.
 pub struct DenseValues {
@@ -35,7 +33,7 @@ impl DenseValues {
         };
         Ok(DenseValues {
             codes,
-            longest: retro_chess::game::longest_in_header(table),
+            longest: longest_in_header(table),
         })
     }
 
@@ -106,4 +104,16 @@ fn fill<C: TryFrom<u32> + Copy + Default + Send + Sync>(
         }
     }
     Ok(fits.then_some(codes))
+}
+
+/// The longest win or loss recorded in a table file's header.
+pub fn longest_in_header(table: &Table) -> u32 {
+    table
+        .meta()
+        .sides
+        .iter()
+        .flat_map(|side| [side.longest_win, side.longest_loss])
+        .flatten()
+        .max()
+        .unwrap_or(0)
 }

@@ -5,7 +5,6 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use retro_engine::{PlayConvention, Progress, SolveOptions};
 
@@ -13,29 +12,30 @@ use retro_engine::{PlayConvention, Progress, SolveOptions};
 pub const WORK_DIR: &str = ".retro-work";
 
 /// The options every solving command takes.
-#[derive(Args, Debug, Clone, Default)]
+#[derive(Debug, Clone, Default)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct EngineArgs {
     /// Worker threads (default: all cores). The result does not depend on it.
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub threads: Option<usize>,
     /// The most memory the engine's arrays and schedule (and the sub-tables a chess build holds for its exits) may
     /// use, e.g. 512M or 16G (default: half the RAM, or half the memory cgroup's limit when that is lower). A
     /// larger table is built slice by slice through the work directory.
-    #[arg(long, value_parser = parse_size, value_name = "SIZE")]
+    #[cfg_attr(feature = "cli", arg(long, value_parser = parse_size, value_name = "SIZE"))]
     pub memory: Option<u64>,
     /// Directory for scratch files and checkpoints. With it, a build that is killed resumes from its last
     /// checkpoint when the same command runs again. Default: none when the table fits the memory budget, else
     /// a `.retro-work` directory next to the output.
-    #[arg(long, value_name = "DIR")]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "DIR"))]
     pub work: Option<PathBuf>,
     /// Ignore any checkpoint in the work directory and start over.
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub fresh: bool,
     /// No progress display.
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub quiet: bool,
     /// For tests: the work directory's writes fail as on a full disk after this many bytes.
-    #[arg(long, hide = true, value_name = "BYTES")]
+    #[cfg_attr(feature = "cli", arg(long, hide = true, value_name = "BYTES"))]
     pub test_disk_full_after: Option<u64>,
 }
 

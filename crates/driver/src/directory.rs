@@ -1,0 +1,112 @@
+//! A directory of tables as one family reads it: its tables opened on demand by the family's own table type, each
+//! checked against the family's parameters once, and probed through the probe library's block cache.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use anyhow::{Result, anyhow};
+use retro_family::{Family, Index, Payloads, Value};
+use retro_probe::{Table, Tables};
+
+use crate::read::open_tables;
+use crate::value::Lookup;
+
+/// The tables of one family in a directory.
+pub struct Directory<'a, F: Family> {
+    family: &'a F,
+    tables: Tables,
+    open: Mutex<HashMap<F::Table, Arc<Table>>>,
+}
+
+impl<'a, F: Family> Directory<'a, F> {
+    pub fn open(family: &'a F, dir: &Path) -> Result<Directory<'a, F>> {
+        Ok(Directory {
+            family,
+            tables: open_tables(dir)?,
+            open: Mutex::new(HashMap::new()),
+        })
+    }
+
+    pub fn family(&self) -> &'a F {
+        self.family
+    }
+
+    pub fn tables(&self) -> &Tables {
+        &self.tables
+    }
+
+    /// The game word, which is also the subdirectory of the family's tables.
+    pub fn game(&self) -> &'static str {
+        self.family.about().name
+    }
+
+    /// The table, opened and checked against the family's parameters; the error says what is wrong and how to
+    /// build it.
+    pub fn table(&self, table: &F::Table) -> Result<Arc<Table>> {
+        let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(t) = open.get(table) {
+            return Ok(Arc::clone(t));
+        }
+        let opened = self.open_uncached(table)?;
+        open.insert(table.clone(), Arc::clone(&opened));
+        Ok(opened)
+    }
+
+    /// Opens and checks a table without keeping it.
+    pub fn open_uncached(&self, table: &F::Table) -> Result<Arc<Table>> {
+        let name = self.family.table_name(table);
+        let game = self.game();
+        let opened = self.tables.table(game, &name).map_err(|e| {
+            anyhow!(
+                "table {game} {name} is missing or unreadable in {} ({e}); `retro generate {game} ... --out {}` \
+                 builds it",
+                self.tables.dir().display(),
+                self.tables.dir().display()
+            )
+        })?;
+        self.family
+            .check_params(table, &opened.meta().params)
+            .map_err(|e| {
+                anyhow!(
+                    "{}: not a table of this version: {e}",
+                    opened.distance_file().path().display()
+                )
+            })?;
+        Ok(opened)
+    }
+}
+
+impl<F: Family> Lookup<F> for Directory<'_, F> {
+    fn value(&self, table: &F::Table, index: Index) -> Result<Option<Value>> {
+        let opened = self.table(table)?;
+        if index >= opened.size() {
+            return Err(anyhow!(
+                "{}: index {index} is beyond the table's {} indices",
+                opened.distance_file().path().display(),
+                opened.size()
+            ));
+        }
+        opened.probe(index).map_err(anyhow::Error::new)
+    }
+}
+
+impl<F: Family> Payloads for Directory<'_, F> {
+    fn payload(&self, name: &str) -> Result<Vec<u8>, String> {
+        let game = self.game();
+        let table = self
+            .tables
+            .table(game, name)
+            .map_err(|e| format!("cannot open table {game} {name}: {e}"))?;
+        table.payload().map_err(|e| e.to_string())
+    }
+
+    fn params(&self, name: &str) -> Result<Vec<(String, String)>, String> {
+        let game = self.game();
+        let table = self
+            .tables
+            .table(game, name)
+            .map_err(|e| format!("cannot open table {game} {name}: {e}"))?;
+        Ok(table.meta().params.clone())
+    }
+}

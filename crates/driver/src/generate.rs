@@ -1,0 +1,288 @@
+//! `retro generate GAME [VARIANT] --out DIR`, for every family: the tables of the variant and every table they
+//! depend on, each after its dependencies, solved by the engine and written to `DIR/GAME/NAME.*`.
+//!
+//! A table already in the directory whose parameters are this version's and whose every block checksum passes is
+//! kept, so that the same command run again after a kill continues with the first table it had not finished (and
+//! the engine resumes that one from its last checkpoint when it builds through a work directory). Tables built in
+//! this run are kept in memory while a later table still exits into them; tables found on disk are read whole when
+//! one is needed. Both count against the memory budget.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Context, Result, anyhow};
+use retro_family::{Family, Flags, Index, Location, SubTables, Value, Values};
+use retro_table::{TableSpec, WriteOptions, write_table};
+
+use crate::build::{EngineArgs, WORK_DIR, with_threads};
+use crate::dense::DenseValues;
+use crate::directory::Directory;
+use crate::read::{check_files, print_written};
+use crate::registry::{Visit, visit};
+use crate::value::{Lookup, value_of};
+
+/// What `generate` is asked.
+#[derive(Clone, Debug, Default)]
+pub struct GenerateArgs {
+    pub game: String,
+    /// The VARIANT words (none for a game with one variant).
+    pub variant: Vec<String>,
+    /// Every variant of up to N (chess: men) instead of one.
+    pub all: Option<u32>,
+    pub out: PathBuf,
+    pub flags: Flags,
+    /// The smallest files (slower to write): for tables that ship.
+    pub compact: bool,
+    /// After the tables, count the positions reachable from the start.
+    pub census: bool,
+    pub engine: EngineArgs,
+}
+
+/// Runs `generate`.
+pub fn generate(args: &GenerateArgs) -> Result<()> {
+    visit(&args.game, Generate(args))?
+}
+
+struct Generate<'a>(&'a GenerateArgs);
+
+impl Visit for Generate<'_> {
+    type Output = Result<()>;
+    fn visit<F: Family>(self, family: &F) -> Result<()> {
+        let args = self.0;
+        let variants = match args.all {
+            Some(n) => {
+                if !args.variant.is_empty() {
+                    return Err(anyhow!("give a variant or --all N, not both"));
+                }
+                family.all(n).map_err(anyhow::Error::msg)?
+            }
+            None => vec![
+                family
+                    .parse_variant(&args.variant, &args.flags)
+                    .map_err(anyhow::Error::msg)?,
+            ],
+        };
+        std::fs::create_dir_all(&args.out)
+            .with_context(|| format!("cannot create {}", args.out.display()))?;
+        with_threads(args.engine.threads, || -> Result<()> {
+            build_all(family, &variants, args)?;
+            if args.census {
+                for variant in &variants {
+                    crate::census::run(family, variant, &args.out, args.engine.quiet)?;
+                }
+            }
+            Ok(())
+        })?
+    }
+}
+
+/// Every table of `variants` and the tables they depend on, each once, each after the tables it depends on.
+pub fn build_order<F: Family>(family: &F, variants: &[F::Variant]) -> Vec<F::Table> {
+    fn visit<F: Family>(
+        family: &F,
+        table: F::Table,
+        order: &mut Vec<F::Table>,
+        open: &mut Vec<F::Table>,
+    ) {
+        if order.contains(&table) || open.contains(&table) {
+            return;
+        }
+        open.push(table.clone());
+        for d in family.dependencies(&table) {
+            visit(family, d, order, open);
+        }
+        open.pop();
+        order.push(table);
+    }
+    let mut order = Vec::new();
+    for variant in variants {
+        for table in family.tables(variant) {
+            visit(family, table, &mut order, &mut Vec::new());
+        }
+    }
+    order
+}
+
+fn build_all<F: Family>(family: &F, variants: &[F::Variant], args: &GenerateArgs) -> Result<()> {
+    let game = family.about().name;
+    let order = build_order(family, variants);
+    let asked: Vec<F::Table> = variants.iter().flat_map(|v| family.tables(v)).collect();
+    let starts: Vec<F::Position> = variants.iter().filter_map(|v| family.start(v)).collect();
+    let disk = Directory::open(family, &args.out)?;
+    let mut held: HashMap<F::Table, Box<dyn Values>> = HashMap::new();
+    for (k, table) in order.iter().enumerate() {
+        let name = family.table_name(table);
+        retro_probe::format::check_name("table", &name).map_err(|e| anyhow!("{game}: {e}"))?;
+        if is_sound(&disk, table) {
+            if asked.contains(table) {
+                println!("{game} {name}: already in {}", args.out.display());
+            }
+            continue;
+        }
+        for d in family.dependencies(table) {
+            if !held.contains_key(&d) {
+                let opened = disk.table(&d)?;
+                let dense = DenseValues::read(&opened).with_context(|| {
+                    format!("table {game} {} is damaged", family.table_name(&d))
+                })?;
+                held.insert(d, Box::new(dense));
+            }
+        }
+        let solution = build_one(family, table, &held, &disk, &starts, args)?;
+        // Keep in memory only what the tables still to build exit into.
+        let later: Vec<F::Table> = order[k + 1..]
+            .iter()
+            .flat_map(|t| family.dependencies(t))
+            .collect();
+        held.retain(|t, _| later.contains(t));
+        if later.contains(table) {
+            held.insert(table.clone(), Box::new(solution));
+        }
+    }
+    Ok(())
+}
+
+/// Whether the directory holds `table`, written with this version's parameters, every checksum passing.
+fn is_sound<F: Family>(disk: &Directory<F>, table: &F::Table) -> bool {
+    let game = disk.game();
+    let name = disk.family().table_name(table);
+    let wdl = retro_probe::format::table_path(
+        disk.tables().dir(),
+        game,
+        &name,
+        retro_probe::format::FileKind::Wdl,
+    );
+    if !wdl.exists() {
+        return false;
+    }
+    match disk.open_uncached(table).and_then(|t| check_files(&t)) {
+        Ok(_) => true,
+        Err(e) => {
+            eprintln!("{game} {name}: the table in the directory is rebuilt ({e:#})");
+            false
+        }
+    }
+}
+
+/// Values held in memory, then the directory: how a build values its start position.
+struct Held<'h, F: Family> {
+    held: &'h HashMap<F::Table, Box<dyn Values>>,
+    this: (&'h F::Table, &'h dyn Values),
+    disk: &'h Directory<'h, F>,
+}
+
+impl<F: Family> Lookup<F> for Held<'_, F> {
+    fn value(&self, table: &F::Table, index: Index) -> Result<Option<Value>> {
+        if table == self.this.0 {
+            return Ok(self.this.1.value(index));
+        }
+        match self.held.get(table) {
+            Some(values) => Ok(values.value(index)),
+            None => self.disk.value(table, index),
+        }
+    }
+}
+
+/// Solves and writes one table whose dependencies are in `held`.
+fn build_one<F: Family>(
+    family: &F,
+    table: &F::Table,
+    held: &HashMap<F::Table, Box<dyn Values>>,
+    disk: &Directory<F>,
+    starts: &[F::Position],
+    args: &GenerateArgs,
+) -> Result<retro_engine::Solution> {
+    let clock = Instant::now();
+    let game_word = family.about().name;
+    let name = family.table_name(table);
+    let mut sub = SubTables::new();
+    for d in family.dependencies(table) {
+        let values = held.get(&d).expect("loaded above");
+        sub.insert(d, values.as_ref());
+    }
+    let game = family.game(table, &sub).map_err(anyhow::Error::msg)?;
+    // The tables held for the exits share the memory budget with the engine.
+    let engine: EngineArgs = args.engine.reserving(sub.resident_bytes());
+    let solution = engine.solve(
+        &game,
+        family.convention(table),
+        &format!("{game_word} {name}"),
+        Some(&args.out.join(WORK_DIR)),
+    )?;
+    let solved_at = clock.elapsed();
+    let mut params = family.params(table);
+    // The start position, where this table holds it, and its value.
+    for start in starts {
+        if let Ok(Location::Stored { table: t, .. }) = family.locate(start)
+            && t == *table
+        {
+            let lookup = Held {
+                held,
+                this: (table, &solution),
+                disk,
+            };
+            let value = value_of(family, &lookup, start)?;
+            params.push(("startpos".into(), family.show_position(start)));
+            params.push(("startpos_value".into(), value.to_string()));
+        }
+    }
+    let size = family.stored(&game);
+    let blocks = family.blocks(table);
+    let defaults = if args.compact {
+        WriteOptions::compact()
+    } else {
+        WriteOptions::default()
+    };
+    let options = WriteOptions {
+        wdl_block_values: blocks.wdl_values.unwrap_or(defaults.wdl_block_values),
+        large_table: if blocks.fast_distances {
+            0
+        } else {
+            defaults.large_table
+        },
+        ..defaults
+    };
+    let payload = family.payload(table);
+    let side_of = family.side_of(table);
+    let spec = TableSpec {
+        game: game_word,
+        name: &name,
+        params,
+        sides: family.sides(table).len() as u8,
+        side_of: |i: Index| side_of(i) as u8,
+        size,
+        payload: &payload,
+        options,
+    };
+    let written = write_table(&args.out, &spec, |i| solution.value(i))?;
+    let total = written.meta.total();
+    let longest = [total.longest_win, total.longest_loss]
+        .into_iter()
+        .flatten()
+        .max()
+        .unwrap_or(0);
+    let positions = written.meta.index_size - written.meta.holes;
+    let unstored = game_size(&game) - size;
+    let note = if unstored > 0 {
+        format!(" (and {unstored} indices solved, not stored)")
+    } else {
+        String::new()
+    };
+    println!(
+        "{game_word} {name}: {size} indices, {positions} positions{note}: {} win, {} draw, {} loss; longest {longest} \
+         plies; solved in {:.2} s ({:.2} M indices/s), written in {:.2} s",
+        total.wins,
+        total.draws,
+        total.losses,
+        solved_at.as_secs_f64(),
+        solution.size() as f64 / solved_at.as_secs_f64().max(1e-9) / 1e6,
+        (clock.elapsed() - solved_at).as_secs_f64()
+    );
+    print_written(&written, positions);
+    Ok(solution)
+}
+
+fn game_size<G: retro_family::Game>(game: &G) -> Index {
+    game.size()
+}

@@ -1,0 +1,104 @@
+//! Chess tables through the generic driver: the shipped tables' `info` and `verify`, a build with its
+//! dependencies, and probing positions the tables do not store (en-passant rights).
+
+use std::path::{Path, PathBuf};
+
+use retro_driver::EngineArgs;
+use retro_driver::generate::{GenerateArgs, generate};
+use retro_driver::info::json_fields;
+use retro_driver::probe::render;
+use retro_driver::verify::{VerifyArgs, verify};
+
+fn shipped() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tablebases/chess")
+}
+
+fn field<'a>(fields: &'a [(String, String)], key: &str) -> &'a str {
+    &fields.iter().find(|(k, _)| k == key).unwrap().1
+}
+
+#[test]
+fn a_symmetric_table_reports_black_as_white() {
+    // KRvKR stores White to move only; the reference statistics count 392459 wins, 946389 draws and 9058 losses
+    // for each side to move (see games/chess/tests/reference.rs).
+    let fields = json_fields(&shipped(), "chess", &["KRvKR".into()]).unwrap();
+    let side = r#"{"win":392459,"draw":946389,"loss":9058}"#;
+    assert_eq!(
+        field(&fields, "counts"),
+        format!(r#"{{"white":{side},"black":{side}}}"#)
+    );
+    assert!(field(&fields, "longest").contains(r#""black":{"win":37,"loss":38}"#));
+    let histogram = field(&fields, "histogram");
+    assert!(histogram.starts_with(r#"{"white":{"win":[[1,4454],"#));
+    assert!(histogram.contains(r#","black":{"win":[[1,4454],"#));
+}
+
+#[test]
+fn a_material_asked_the_other_way_round_names_its_sides_so() {
+    let asked = json_fields(&shipped(), "chess", &["KvKQ".into()]);
+    let canonical = json_fields(&shipped(), "chess", &["KQvK".into()]);
+    let (Ok(asked), Ok(canonical)) = (asked, canonical) else {
+        panic!("KQvK is shipped");
+    };
+    let counts = field(&canonical, "counts");
+    let white = counts.split(r#","black":"#).next().unwrap().strip_prefix(r#"{"white":"#).unwrap();
+    assert!(field(&asked, "counts").contains(&format!(r#""black":{white}"#)));
+}
+
+#[test]
+fn a_build_makes_its_dependencies_first_and_probes_through_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_path_buf();
+    generate(&GenerateArgs {
+        game: "chess".into(),
+        variant: vec!["KPvK".into()],
+        out: out.clone(),
+        engine: EngineArgs {
+            threads: Some(2),
+            quiet: true,
+            ..Default::default()
+        },
+        ..Default::default()
+    })
+    .unwrap();
+    for name in ["KQvK", "KRvK", "KBvK", "KNvK", "KPvK"] {
+        assert!(out.join("chess").join(format!("{name}.rdst")).exists(), "{name}");
+    }
+    let verified = verify(
+        &out,
+        &VerifyArgs {
+            game: "chess".into(),
+            variant: vec!["KPvK".into()],
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(verified.len(), 1);
+    // A promotion is a move into KQvK.
+    let json = render(&out, "chess", &["8/4P3/8/8/8/8/k7/4K3 w - - 0 1".into()], true).unwrap();
+    assert!(json.starts_with(r#"{"fen":"8/4P3/8/8/8/8/k7/4K3 w - - 0 1","outcome":"win","#), "{json}");
+    assert!(json.contains(r#"{"uci":"e7e8q","outcome":"win","#), "{json}");
+    // Bad input is one line naming what is wrong.
+    let bad = render(&out, "chess", &["8/8/8 w - - 0 1".into()], true).unwrap_err().to_string();
+    assert!(bad.starts_with("malformed FEN"), "{bad}");
+    let missing = render(&out, "chess", &["k7/8/8/8/8/8/8/KQ5r w - - 0 1".into()], true)
+        .unwrap_err()
+        .to_string();
+    assert!(missing.contains("table chess KQvKR is missing"), "{missing}");
+}
+
+#[test]
+fn positions_with_en_passant_rights_are_searched() {
+    let shipped = shipped();
+    // KPvKP ships; with en-passant rights the capture is valued through the tables.
+    let json = render(
+        &shipped,
+        "chess",
+        &["8/8/8/3pP3/8/8/8/K6k w - d6 0 1".into()],
+        true,
+    );
+    match json {
+        Ok(json) => assert!(json.contains(r#"{"uci":"e5d6","#), "{json}"),
+        Err(e) => panic!("{e}"),
+    }
+}

@@ -1,0 +1,278 @@
+//! Chess endgames as a retro family: `retro generate chess KQvKR`.
+//!
+//! A variant is a material, named stronger side first (`KQvKR`; either side may be written first). It is one table,
+//! `DIR/chess/KQvKR.*`, numbered by [`TableIndex`]: side to move, king pair, then the other pieces; a symmetric
+//! material (`KRvKR`) stores White to move only. A table depends on the tables its captures and promotions reach
+//! (KvK, all draws, is no table). Positions with en-passant rights are solved with the table (see [`crate::ep`])
+//! but not stored: the driver values them by searching their moves ([`Location::Search`]).
+
+use retro_family::{
+    About, Blocks, Family, Flags, Index, Location, Payloads, Played, SubTables, Value,
+};
+
+use crate::game::ChessGame;
+use crate::index::TableIndex;
+use crate::material::{MAX_MEN, Material};
+use crate::position::{ChessMove, MoveList, Position};
+use crate::types::Color;
+
+/// Identifies the index layout in the table's parameters, so that a reader can refuse tables of another layout.
+pub const INDEX_LAYOUT: &str = "retro-chess-1: side to move, king pair (462 without pawns, left-right mirror with \
+                                pawns), piece groups as combinations of 62 squares (48 for pawns)";
+
+/// What a symmetric material's layout adds to [`INDEX_LAYOUT`] (tables written before it stored both sides).
+pub const WHITE_ONLY_LAYOUT: &str = "; symmetric material: White to move only";
+
+/// The index layout of a material's table.
+pub fn index_layout(material: Material) -> String {
+    if material.is_symmetric() {
+        format!("{INDEX_LAYOUT}{WHITE_ONLY_LAYOUT}")
+    } else {
+        INDEX_LAYOUT.to_string()
+    }
+}
+
+/// Chess endgames of up to [`MAX_MEN`] men.
+pub struct Chess;
+
+/// A move, written in UCI (`e7e8q`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Uci(pub ChessMove);
+
+impl std::fmt::Display for Uci {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0.uci())
+    }
+}
+
+fn parse_material(word: &str) -> Result<Material, String> {
+    Material::parse(word).map_err(|e| e.to_string())
+}
+
+impl Family for Chess {
+    type Variant = Material;
+    type Table = Material;
+    type Position = Position;
+    type Move = Uci;
+    type Game<'a> = ChessGame<'a>;
+
+    fn about(&self) -> About {
+        About {
+            name: "chess",
+            summary: "chess endgames of up to 6 men, depth to mate",
+            variants: "MATERIAL, like KQvKR (either side first), or --all N for every material of 3 to N men",
+            example_variant: "KRvK",
+            example_position: "8/8/8/8/8/8/2Rk4/1K6 b - - 0 1",
+            position_key: "fen",
+            move_key: "uci",
+        }
+    }
+
+    fn parse_variant(&self, words: &[String], flags: &Flags) -> Result<Material, String> {
+        flags.refuse_all("chess")?;
+        match words {
+            [word] => Ok(parse_material(word)?.canonical()),
+            [] => Err("chess takes a material, like KQvKR".into()),
+            _ => Err(format!(
+                "chess takes one material, not {:?}",
+                words.join(" ")
+            )),
+        }
+    }
+
+    fn all(&self, n: u32) -> Result<Vec<Material>, String> {
+        match n {
+            3..=5 => Ok((3..=n).flat_map(Material::all_with_men).collect()),
+            _ => Err(format!("--all takes 3, 4 or 5 (men), not {n}")),
+        }
+    }
+
+    fn tables(&self, variant: &Material) -> Vec<Material> {
+        vec![*variant]
+    }
+
+    fn dependencies(&self, table: &Material) -> Vec<Material> {
+        table
+            .successors()
+            .into_iter()
+            .filter(|&m| m != Material::KVK)
+            .map(|m| m.canonical())
+            .collect()
+    }
+
+    fn table_name(&self, table: &Material) -> String {
+        table.to_string()
+    }
+
+    fn params(&self, table: &Material) -> Vec<(String, String)> {
+        vec![
+            ("material".into(), table.to_string()),
+            ("index".into(), index_layout(*table)),
+        ]
+    }
+
+    fn sides(&self, table: &Material) -> Vec<&'static str> {
+        if table.is_symmetric() {
+            vec!["white"]
+        } else {
+            vec!["white", "black"]
+        }
+    }
+
+    fn side_of<'a>(&'a self, table: &Material) -> Box<dyn Fn(Index) -> usize + Sync + 'a> {
+        let index = TableIndex::new(*table);
+        Box::new(move |i| usize::from(index.turn_of(i) == Color::Black))
+    }
+
+    fn shown_sides(&self, words: &[String], table: &Material) -> Vec<&'static str> {
+        let asked = words.first().and_then(|w| Material::parse(w).ok());
+        if table.is_symmetric() {
+            // The table stores White to move; Black to move is the same positions with the colours exchanged.
+            vec!["white", "black"]
+        } else if asked.is_some_and(|m| m != m.canonical()) {
+            // Asked the other way round: "white" is the side written first.
+            vec!["black", "white"]
+        } else {
+            vec!["white", "black"]
+        }
+    }
+
+    fn blocks(&self, _: &Material) -> Blocks {
+        // WDL blocks of 2^22 values (1 MiB decompressed): a 4-man table is one block, which compresses better than
+        // two (KRvKR: 41.1 KB with 2^20, 37.6 KB with 2^22; Syzygy's is 12.9 KB).
+        Blocks {
+            wdl_values: Some(1 << 22),
+            fast_distances: false,
+        }
+    }
+
+    fn game<'a>(
+        &'a self,
+        table: &Material,
+        sub: &'a SubTables<'a, Material>,
+    ) -> Result<ChessGame<'a>, String> {
+        ChessGame::with_values(*table, |m| sub.get(&m)).map_err(|e| e.to_string())
+    }
+
+    fn stored(&self, game: &ChessGame<'_>) -> Index {
+        // The positions with en-passant rights, numbered after the index's, are solved with the table, not stored.
+        game.index().size()
+    }
+
+    fn parse_position(&self, text: &str, _: &dyn Payloads) -> Result<Position, String> {
+        let pos = Position::from_fen(text.trim()).map_err(|e| e.to_string())?;
+        let men = Material::of(&pos).men();
+        if men > MAX_MEN {
+            return Err(format!(
+                "illegal position for the tables: {men} men, at most {MAX_MEN} are supported"
+            ));
+        }
+        Ok(pos)
+    }
+
+    fn show_position(&self, pos: &Position) -> String {
+        pos.fen()
+    }
+
+    fn diagram(&self, pos: &Position) -> String {
+        format!("{pos}\n")
+    }
+
+    fn locate(&self, pos: &Position) -> Result<Location<Material>, String> {
+        let material = Material::of(pos);
+        if material == Material::KVK {
+            return Ok(Location::Known(Value::DRAW));
+        }
+        if pos.ep_square().is_some() {
+            return Ok(Location::Search);
+        }
+        let table = material.canonical();
+        let index = TableIndex::new(table)
+            .encode(pos)
+            .ok_or_else(|| format!("{}: not a position of the tables", pos.fen()))?;
+        Ok(Location::Stored { table, index })
+    }
+
+    fn position(&self, game: &ChessGame<'_>, index: Index) -> Option<Position> {
+        game.position(index)
+    }
+
+    fn moves(&self, pos: &Position) -> Vec<(Uci, Played<Position>)> {
+        let mut list = MoveList::new();
+        pos.legal_moves(&mut list);
+        list.as_slice()
+            .iter()
+            .map(|m| (Uci(*m), Played::Position(pos.play(m))))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use retro_family::NoPayloads;
+    use retro_family::contract;
+
+    #[test]
+    fn the_contract_holds_on_tables_with_and_without_pawns() {
+        for name in ["KRvK", "KPvK", "KPvKP", "KRvKR"] {
+            let variant = Chess
+                .parse_variant(&[name.into()], &Flags::default())
+                .unwrap();
+            let checked = contract::check(&Chess, &variant, 3000, &NoPayloads)
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(checked.positions > 1000, "{name}: {checked:?}");
+        }
+    }
+
+    #[test]
+    fn variants_are_materials_and_bad_ones_are_named() {
+        let parse = |w: &[&str]| {
+            Chess.parse_variant(
+                &w.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+                &Flags::default(),
+            )
+        };
+        assert_eq!(parse(&["KRvKQ"]).unwrap().to_string(), "KQvKR");
+        assert!(parse(&["KRQ"]).unwrap_err().contains("KRQ"));
+        assert!(parse(&[]).is_err());
+        assert!(parse(&["KQvK", "KRvK"]).is_err());
+        let misere = Flags {
+            misere: true,
+            ..Flags::default()
+        };
+        assert_eq!(
+            Chess.parse_variant(&["KRvK".into()], &misere).unwrap_err(),
+            "--misere does not apply to chess"
+        );
+        assert!(Chess.all(6).is_err());
+        assert_eq!(Chess.all(3).unwrap().len(), 5);
+        let kq = parse(&["KQvKR"]).unwrap();
+        assert_eq!(
+            Chess.shown_sides(&["KRvKQ".into()], &kq),
+            vec!["black", "white"]
+        );
+    }
+
+    #[test]
+    fn positions_locate_in_their_canonical_table() {
+        let pos = Chess
+            .parse_position("8/8/8/8/8/8/2rK4/1k6 w - - 0 1", &NoPayloads)
+            .unwrap();
+        match Chess.locate(&pos).unwrap() {
+            Location::Stored { table, .. } => assert_eq!(table.to_string(), "KRvK"),
+            other => panic!("{other:?}"),
+        }
+        let err = Chess
+            .parse_position("8/8/8/8/8/8/8/8 w - - 0 1", &NoPayloads)
+            .unwrap_err();
+        assert!(
+            err.starts_with("illegal position") || err.starts_with("malformed"),
+            "{err}"
+        );
+        let seven = Chess
+            .parse_position("KQQQQQ2/8/8/8/8/8/8/7k w - - 0 1", &NoPayloads)
+            .unwrap_err();
+        assert!(seven.contains("7 men"), "{seven}");
+    }
+}
