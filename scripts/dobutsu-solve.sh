@@ -22,7 +22,7 @@ for n in "${threads[@]}"; do
     mkdir -p "$out"
     echo "== retro generate dobutsu --threads $n"
     echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-    /usr/bin/time -v "$retro" generate dobutsu --out "$dir" --threads "$n" --quiet 2> "$dir.time" || { cat "$dir.time"; exit 1; }
+    /usr/bin/time -v "$retro" generate dobutsu --out "$dir" --threads "$n" --quiet --census 2> "$dir.time" || { cat "$dir.time"; exit 1; }
     echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
     grep -E "Elapsed|Maximum resident|User time|System time|Percent of CPU" "$dir.time"
     ls -l "$dir/dobutsu/"

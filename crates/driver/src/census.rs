@@ -115,6 +115,9 @@ pub fn run<F: Family>(family: &F, variant: &F::Variant, dir: &Path, quiet: bool)
         bail!("{game_word} has no start position to count from");
     };
     let disk = Directory::open(family, dir)?;
+    if let Some(tally) = own_census(family, variant, dir, &disk)? {
+        return Ok(tally);
+    }
     let tables = build_order(family, std::slice::from_ref(variant));
     let number: HashMap<F::Table, usize> = tables
         .iter()
@@ -326,6 +329,57 @@ pub fn run<F: Family>(family: &F, variant: &F::Variant, dir: &Path, quiet: bool)
     Ok(tally)
 }
 
+/// The census of a family that counts its own ([`Family::census`]), written; `None` for the others.
+fn own_census<F: Family>(
+    family: &F,
+    variant: &F::Variant,
+    dir: &Path,
+    disk: &Directory<F>,
+) -> Result<Option<Tally>> {
+    let game_word = family.about().name;
+    let tables = family.tables(variant);
+    let mut dense = Vec::new();
+    let mut ties = Vec::new();
+    for table in &tables {
+        let opened = disk.table(table)?;
+        ties.push(tie(family.table_name(table), opened.meta()));
+        let values = DenseValues::read(&opened).with_context(|| {
+            format!("table {game_word} {} is damaged", family.table_name(table))
+        })?;
+        dense.push(values);
+    }
+    let values = |t: &F::Table, i: retro_family::Index| {
+        let k = tables.iter().position(|x| x == t)?;
+        dense[k].value(i)
+    };
+    let Some(entries) = family.census(variant, &values) else {
+        return Ok(None);
+    };
+    let mut entries = entries.map_err(anyhow::Error::msg)?;
+    let count = |k: &str| -> u64 {
+        entries
+            .iter()
+            .find(|(key, _)| key == &format!("reachable_{k}"))
+            .and_then(|(_, v)| v.parse().ok())
+            .unwrap_or(0)
+    };
+    let tally = Tally {
+        positions: count("positions"),
+        unfolded: count("unfolded"),
+        win: count("win"),
+        draw: count("draw"),
+        loss: count("loss"),
+        longest_win: count("longest_win") as u32,
+        longest_loss: count("longest_loss") as u32,
+    };
+    for (key, value) in &entries {
+        println!("{game_word} {variant}: {key} = {value}");
+    }
+    entries.extend(ties);
+    write_census(&census_path(family, variant, dir), &entries)?;
+    Ok(Some(tally))
+}
+
 /// What the census says of a table it was made with, so that a census is never read beside another table.
 fn tie(name: String, meta: &Metadata) -> (String, String) {
     let total = meta.total();
@@ -349,58 +403,60 @@ fn write_census(path: &Path, entries: &[(String, String)]) -> Result<()> {
     std::fs::rename(&temp, path).with_context(|| format!("cannot write {}", path.display()))
 }
 
-/// The census of `variant` as the JSON of `info` (`"positions"`, `"unfolded"`, `"win"`, ...), if there is one
-/// for these tables; an error if the census there was made for other tables.
+/// The census of `variant` as the JSON of `info`, by group (`reachable` first: `"positions"`, `"unfolded"`,
+/// `"win"`, ...), if there is one for these tables; an error if the census there was made for other tables.
 pub fn read_json<F: Family>(
     family: &F,
     variant: &F::Variant,
     dir: &Path,
     tables: &[(String, std::sync::Arc<Table>)],
-) -> Result<Option<String>> {
+) -> Result<Option<Vec<(String, String)>>> {
     let path = census_path(family, variant, dir);
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
     };
-    let mut entries = HashMap::new();
+    let mut entries: Vec<(String, String)> = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let (k, v) = line
             .split_once('=')
             .ok_or_else(|| anyhow!("{}:{}: not a key=value line", path.display(), n + 1))?;
-        entries.insert(k.to_string(), v.to_string());
+        entries.push((k.to_string(), v.to_string()));
     }
+    let get = |k: &str| entries.iter().find(|(key, _)| key == k).map(|(_, v)| v);
     for (name, table) in tables {
         let (key, value) = tie(name.clone(), table.meta());
-        if entries.get(&key) != Some(&value) {
+        if get(&key) != Some(&value) {
             bail!(
                 "{}: this census was made for other tables ({key} is {}, the table's is {value}); run `retro \
                  generate ... --census` again",
                 path.display(),
-                entries.get(&key).map_or("missing", String::as_str)
+                get(&key).map_or("missing", String::as_str)
             );
         }
     }
-    let get = |k: &str| -> Result<String> {
-        let v = entries
-            .get(&format!("reachable_{k}"))
-            .ok_or_else(|| anyhow!("{}: no reachable_{k}", path.display()))?;
-        v.parse::<u64>()
-            .map_err(|_| anyhow!("{}: reachable_{k}={v} is not a count", path.display()))?;
-        Ok(v.clone())
-    };
-    let mut fields = Vec::new();
-    for k in [
-        "positions",
-        "unfolded",
-        "win",
-        "draw",
-        "loss",
-        "longest_win",
-        "longest_loss",
-        "depth",
-    ] {
-        fields.push(format!("{}:{}", json::string(k), get(k)?));
+    // The groups, in the order of their `_positions` key (`reachable` is written first).
+    let groups: Vec<&str> = entries
+        .iter()
+        .filter_map(|(k, _)| k.strip_suffix("_positions"))
+        .filter(|g| !g.contains('.'))
+        .collect();
+    let mut out = Vec::new();
+    for group in groups {
+        let mut fields = Vec::new();
+        for (key, value) in &entries {
+            if let Some(field) = key.strip_prefix(group).and_then(|k| k.strip_prefix('_')) {
+                value
+                    .parse::<u64>()
+                    .map_err(|_| anyhow!("{}: {key}={value} is not a count", path.display()))?;
+                fields.push(format!("{}:{value}", json::string(field)));
+            }
+        }
+        out.push((group.to_string(), format!("{{{}}}", fields.join(","))));
     }
-    Ok(Some(format!("{{{}}}", fields.join(","))))
+    if !out.iter().any(|(g, _)| g == "reachable") {
+        bail!("{}: no reachable_positions", path.display());
+    }
+    Ok(Some(out))
 }

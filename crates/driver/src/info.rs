@@ -108,10 +108,10 @@ impl Visit for Info<'_> {
                 "start".into(),
                 start.clone().unwrap_or_else(|| "null".into()),
             ));
-            fields.push((
-                "reachable".into(),
-                reachable.flatten().unwrap_or_else(|| "null".into()),
-            ));
+            match reachable.flatten() {
+                Some(groups) => fields.extend(groups),
+                None => fields.push(("reachable".into(), "null".into())),
+            }
         }
         Ok(Some(fields))
     }
@@ -130,12 +130,19 @@ fn start_json(tables: &[(String, Arc<Table>)]) -> Option<String> {
     })
 }
 
-fn print_start_and_census(start: &Option<String>, reachable: &Option<Option<String>>) {
+fn print_start_and_census(
+    start: &Option<String>,
+    reachable: &Option<Option<Vec<(String, String)>>>,
+) {
     if let Some(start) = start {
         println!("start      {start}");
     }
     match reachable {
-        Some(Some(census)) => println!("reachable  {census}"),
+        Some(Some(groups)) => {
+            for (group, census) in groups {
+                println!("{group:<10} {census}");
+            }
+        }
         Some(None) => println!("reachable  no census (generate --census makes one)"),
         None => {}
     }

@@ -41,7 +41,12 @@ fn a_material_asked_the_other_way_round_names_its_sides_so() {
         panic!("KQvK is shipped");
     };
     let counts = field(&canonical, "counts");
-    let white = counts.split(r#","black":"#).next().unwrap().strip_prefix(r#"{"white":"#).unwrap();
+    let white = counts
+        .split(r#","black":"#)
+        .next()
+        .unwrap()
+        .strip_prefix(r#"{"white":"#)
+        .unwrap();
     assert!(field(&asked, "counts").contains(&format!(r#""black":{white}"#)));
 }
 
@@ -62,7 +67,10 @@ fn a_build_makes_its_dependencies_first_and_probes_through_them() {
     })
     .unwrap();
     for name in ["KQvK", "KRvK", "KBvK", "KNvK", "KPvK"] {
-        assert!(out.join("chess").join(format!("{name}.rdst")).exists(), "{name}");
+        assert!(
+            out.join("chess").join(format!("{name}.rdst")).exists(),
+            "{name}"
+        );
     }
     let verified = verify(
         &out,
@@ -75,16 +83,38 @@ fn a_build_makes_its_dependencies_first_and_probes_through_them() {
     .unwrap();
     assert_eq!(verified.len(), 1);
     // A promotion is a move into KQvK.
-    let json = render(&out, "chess", &["8/4P3/8/8/8/8/k7/4K3 w - - 0 1".into()], true).unwrap();
-    assert!(json.starts_with(r#"{"fen":"8/4P3/8/8/8/8/k7/4K3 w - - 0 1","outcome":"win","#), "{json}");
-    assert!(json.contains(r#"{"uci":"e7e8q","outcome":"win","#), "{json}");
+    let json = render(
+        &out,
+        "chess",
+        &["8/4P3/8/8/8/8/k7/4K3 w - - 0 1".into()],
+        true,
+    )
+    .unwrap();
+    assert!(
+        json.starts_with(r#"{"fen":"8/4P3/8/8/8/8/k7/4K3 w - - 0 1","outcome":"win","#),
+        "{json}"
+    );
+    assert!(
+        json.contains(r#"{"uci":"e7e8q","outcome":"win","#),
+        "{json}"
+    );
     // Bad input is one line naming what is wrong.
-    let bad = render(&out, "chess", &["8/8/8 w - - 0 1".into()], true).unwrap_err().to_string();
-    assert!(bad.starts_with("malformed FEN"), "{bad}");
-    let missing = render(&out, "chess", &["k7/8/8/8/8/8/8/KQ5r w - - 0 1".into()], true)
+    let bad = render(&out, "chess", &["8/8/8 w - - 0 1".into()], true)
         .unwrap_err()
         .to_string();
-    assert!(missing.contains("table chess KQvKR is missing"), "{missing}");
+    assert!(bad.starts_with("malformed FEN"), "{bad}");
+    let missing = render(
+        &out,
+        "chess",
+        &["k7/8/8/8/8/8/8/KQ5r w - - 0 1".into()],
+        true,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        missing.contains("table chess KQvKR is missing"),
+        "{missing}"
+    );
 }
 
 #[test]

@@ -3,10 +3,10 @@
 
 use std::path::{Path, PathBuf};
 
+use retro_driver::EngineArgs;
 use retro_driver::generate::{GenerateArgs, generate};
 use retro_driver::probe::render;
 use retro_driver::verify::{VerifyArgs, verify};
-use retro_driver::EngineArgs;
 use retro_family::{Flags, Index, Value};
 use retro_table::{TableSpec, WriteOptions, write_table};
 
@@ -35,7 +35,13 @@ fn generate_text(dir: &Path, name: &str, text: &str, misere: bool) -> PathBuf {
 }
 
 fn probe_json(out: &Path, name: &str, position: &str) -> String {
-    render(out, "graph", &[name.to_string(), position.to_string()], true).unwrap()
+    render(
+        out,
+        "graph",
+        &[name.to_string(), position.to_string()],
+        true,
+    )
+    .unwrap()
 }
 
 fn verify_graph(out: &Path, name: &str, memory: u64) -> anyhow::Result<u64> {
@@ -122,7 +128,8 @@ fn a_wrong_value_fails_verify_and_unknown_positions_are_errors() {
     // Rewrite the table with a wrong value (c claimed a draw) and the same parameters: checksums are right, the
     // certificate is not, and it names the first position whose moves disagree (b, whose only move now reaches a
     // draw).
-    let graph = retro_graph::Graph::read(&dir.path().join("w.txt"), retro_graph::Format::Text).unwrap();
+    let graph =
+        retro_graph::Graph::read(&dir.path().join("w.txt"), retro_graph::Format::Text).unwrap();
     let payload = graph.to_bytes();
     let spec = TableSpec {
         game: "graph",
@@ -166,7 +173,10 @@ fn a_flipped_bit_is_reported_by_probe_and_verify_with_the_file() {
         damaged[at] ^= 0x10;
         std::fs::write(&path, &damaged).unwrap();
         let verified = verify_graph(&out, "f", u64::MAX).unwrap_err().to_string();
-        assert!(verified.contains(&format!("{}: ", path.display())), "{verified}");
+        assert!(
+            verified.contains(&format!("{}: ", path.display())),
+            "{verified}"
+        );
         assert!(verified.contains("checksum"), "{verified}");
         let probed = render(&out, "graph", &["f".into(), "a".into()], true);
         let probed = probed.unwrap_err().to_string();
@@ -182,11 +192,19 @@ fn generate_keeps_a_sound_table_and_rebuilds_a_damaged_one() {
     let clean = std::fs::read(&path).unwrap();
     let modified = std::fs::metadata(&path).unwrap().modified().unwrap();
     generate_text(dir.path(), "k", "a : b\nb : c\nc :\n", false);
-    assert_eq!(std::fs::metadata(&path).unwrap().modified().unwrap(), modified, "kept");
+    assert_eq!(
+        std::fs::metadata(&path).unwrap().modified().unwrap(),
+        modified,
+        "kept"
+    );
     let mut damaged = clean.clone();
     let at = damaged.len() - 3;
     damaged[at] ^= 0x10;
     std::fs::write(&path, &damaged).unwrap();
     generate_text(dir.path(), "k", "a : b\nb : c\nc :\n", false);
-    assert_eq!(std::fs::read(&path).unwrap(), clean, "rebuilt with the same bytes");
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        clean,
+        "rebuilt with the same bytes"
+    );
 }

@@ -352,6 +352,20 @@ pub trait Family: Sync + 'static {
         1
     }
 
+    /// The census of a variant, counted by the family itself where the driver's search does not suit it (a game
+    /// with more positions outside its tables than the driver can keep by notation), as `key=value` entries:
+    /// `reachable_positions`, `reachable_unfolded`, `reachable_win`, `reachable_draw`, `reachable_loss`,
+    /// `reachable_longest_win`, `reachable_longest_loss`, `reachable_depth`, and other groups of counts under other
+    /// prefixes (`legal_...`). `values` gives the values of the variant's tables. `None`: the driver searches.
+    fn census(
+        &self,
+        variant: &Self::Variant,
+        values: &(dyn Fn(&Self::Table, Index) -> Option<Value> + Sync),
+    ) -> Option<Result<Vec<(String, String)>, String>> {
+        let _ = (variant, values);
+        None
+    }
+
     /// Checks a table's values against the rules in a way of the family's own (beyond the engine's certificate,
     /// which `verify` runs on every table). `values` gives the stored values by index.
     fn check_values(

@@ -117,7 +117,7 @@ impl Family for Graphs {
             name: "graph",
             summary: "a game given as a graph file (impartial or partizan; --edges for an edge list, --misere)",
             variants: "FILE to generate (the table is named by its stem); NAME (the stem) for info and verify",
-            example_variant: "figure.txt",
+            example_variant: "crates/graph/data/figure.txt",
             example_position: "figure top",
             position_key: "position",
             move_key: "to",

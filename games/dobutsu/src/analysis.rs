@@ -255,6 +255,16 @@ struct Group([AtomicU64; 4]);
 /// How many groups one parallel task walks.
 const GROUPS_PER_TASK: usize = 1 << 12;
 
+/// Where the search of the positions reachable from the start stops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// Where the game ends: a move that captures the lion or makes a successful try is not followed.
+    GameOver,
+    /// Also at a position whose player to move can capture the enemy lion: it is counted, not expanded (the
+    /// convention of the published solution, where such a position is as good as over).
+    LionCapturable,
+}
+
 /// The positions reachable from the start: a forward search that plays every legal move and stops where the game
 /// ends (a move that captures the lion or makes a successful try is not followed).
 pub struct Reachable {
@@ -281,7 +291,12 @@ impl Reachable {
         table: &Indexer,
         progress: &(dyn Fn(u32, u64) + Sync),
     ) -> Reachable {
-        Reachable::search_from(table, Position::startpos().board(), progress)
+        Reachable::search_from(
+            table,
+            Position::startpos().board(),
+            Stop::GameOver,
+            progress,
+        )
     }
 
     /// The search from `start` (with Sente to move), in the sub-game of `table`'s material.
@@ -292,6 +307,7 @@ impl Reachable {
     pub fn search_from(
         table: &Indexer,
         start: &Board,
+        stop: Stop,
         progress: &(dyn Fn(u32, u64) + Sync),
     ) -> Reachable {
         let all = Indexer::complete_for_material(table.material());
@@ -316,7 +332,7 @@ impl Reachable {
                             while frontier != 0 {
                                 let i = g * 64 + u64::from(frontier.trailing_zeros());
                                 frontier &= frontier - 1;
-                                found += expand(&all, &groups, i, 1 - side);
+                                found += expand(&all, &groups, i, 1 - side, stop);
                             }
                         }
                     }
@@ -410,8 +426,11 @@ impl Reachable {
 /// played, and each position reached (with `side` to move) that nobody has seen is marked found. Returns how many
 /// this call found first.
 #[inline]
-fn expand(all: &Indexer, groups: &[Group], i: u64, side: usize) -> u64 {
+fn expand(all: &Indexer, groups: &[Group], i: u64, side: usize, stop: Stop) -> u64 {
     let mut board = all.decode(i).expect("reached positions are numbered");
+    if stop == Stop::LionCapturable && board.can_capture_lion() {
+        return 0;
+    }
     // A move of a piece other than the lion leaves the lions where they are, so most positions reached share one
     // class, known before the moves are played: the board is put in that class's orientation first (a mirror image
     // has the mirror images of its moves), and those positions are numbered without looking the class up again.
@@ -486,7 +505,7 @@ mod tests {
     /// The reachable search done plainly: breadth first over hash sets of boards, every move played by
     /// [`Board::play`]. Returns the (position, side to move) pairs reached, the depth, and the positions reached
     /// with either side to move.
-    fn plain_search(start: &Board) -> (u64, u32, Vec<Board>) {
+    fn plain_search(start: &Board, stop: Stop) -> (u64, u32, Vec<Board>) {
         let mut seen: HashSet<(Key, usize)> = HashSet::new();
         let mut positions: HashMap<Key, Board> = HashMap::new();
         let mut frontier = vec![(*start, 0)];
@@ -496,6 +515,9 @@ mod tests {
         loop {
             let mut next = Vec::new();
             for (board, side) in frontier {
+                if stop == Stop::LionCapturable && board.can_capture_lion() {
+                    continue;
+                }
                 board.moves(|m| {
                     if board.is_winning_move(m) {
                         return;
@@ -534,17 +556,27 @@ mod tests {
         ] {
             let start = Position::parse_with(text, material).expect("a sub-game position");
             let table = Indexer::for_material(material);
-            let reachable = Reachable::search_from(&table, start.board(), &|_, _| {});
-            let (with_side, depth, positions) = plain_search(start.board());
-            assert!(with_side > 1000, "{text}: {with_side}");
-            assert_eq!(reachable.with_side, with_side, "{text}");
-            assert_eq!(reachable.depth, depth, "{text}");
-            let mut expected = Counts::default();
-            for b in &positions {
-                let value = position_value(&table, b, made_up).expect("a value");
-                expected.add(value, b == &b.mirror());
+            let mut found = Vec::new();
+            for stop in [Stop::GameOver, Stop::LionCapturable] {
+                let reachable = Reachable::search_from(&table, start.board(), stop, &|_, _| {});
+                let (with_side, depth, positions) = plain_search(start.board(), stop);
+                assert!(with_side > 1000, "{text}: {with_side}");
+                assert_eq!(reachable.with_side, with_side, "{text} {stop:?}");
+                assert_eq!(reachable.depth, depth, "{text} {stop:?}");
+                let mut expected = Counts::default();
+                for b in &positions {
+                    let value = position_value(&table, b, made_up).expect("a value");
+                    expected.add(value, b == &b.mirror());
+                }
+                assert_eq!(
+                    reachable.counts(&table, made_up),
+                    expected,
+                    "{text} {stop:?}"
+                );
+                found.push(with_side);
             }
-            assert_eq!(reachable.counts(&table, made_up), expected, "{text}");
+            // Stopping at capturable lions reaches fewer positions.
+            assert!(found[1] < found[0], "{text}: {found:?}");
         }
     }
 

@@ -511,6 +511,11 @@ impl Board {
         lion & FAR_RANK != 0 && self.attacks(Owner::Them) & lion == 0
     }
 
+    /// Whether the player to move can capture the enemy lion.
+    pub fn can_capture_lion(&self) -> bool {
+        self.attacks(Owner::Us) & self.kinds[LION] & self.sides[1] != 0
+    }
+
     /// Whether the player to move has a move that wins at once (so the position is won in 1 ply). The same answer
     /// as trying every move with [`Board::is_winning_move`], found from attack sets without playing the moves.
     pub fn has_winning_move(&self) -> bool {

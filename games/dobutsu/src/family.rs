@@ -7,7 +7,9 @@
 
 use retro_family::{About, Family, Flags, Index, Location, Payloads, Played, SubTables, Value};
 
-use crate::analysis::check_positions;
+use crate::analysis::{
+    Counts, Reachable, Stop, check_positions, outside_table_counts, table_counts,
+};
 use crate::game::{DobutsuGame, known_value};
 use crate::notation::{self, Move, Position};
 use crate::types::Side;
@@ -171,6 +173,38 @@ impl Family for Dobutsu {
         }
     }
 
+    fn census(
+        &self,
+        _: &Whole,
+        values: &(dyn Fn(&Whole, Index) -> Option<Value> + Sync),
+    ) -> Option<Result<Vec<(String, String)>, String>> {
+        // The search over the complete numbering (every legal position, in the table or not) with its bit planes:
+        // more than half the positions reached are won in 1 and outside the table.
+        let game = DobutsuGame::new();
+        let indexer = game.indexer();
+        let value = |i: Index| values(&Whole, i);
+        let start = Position::startpos();
+        let mut entries = Vec::new();
+        for (prefix, stop) in [
+            ("reachable", Stop::GameOver),
+            // The convention of the published count: a position whose mover can capture the lion is counted, not
+            // expanded.
+            ("published", Stop::LionCapturable),
+        ] {
+            let reachable = Reachable::search_from(indexer, start.board(), stop, &|_, _| {});
+            let counts = reachable.counts(indexer, value);
+            entries.extend(count_entries(prefix, &counts));
+            entries.push((format!("{prefix}_depth"), reachable.depth.to_string()));
+            entries.push((
+                format!("{prefix}_with_side"),
+                reachable.with_side.to_string(),
+            ));
+        }
+        let legal = table_counts(indexer, value).merge(outside_table_counts());
+        entries.extend(count_entries("legal", &legal));
+        Some(Ok(entries))
+    }
+
     fn check_values(
         &self,
         _: &Whole,
@@ -181,6 +215,22 @@ impl Family for Dobutsu {
         let game = DobutsuGame::new();
         check_positions(game.indexer(), values, CHECKED_POSITIONS, 0x5eed)
     }
+}
+
+/// `prefix_positions`, `prefix_win`, ... as census entries.
+fn count_entries(prefix: &str, c: &Counts) -> Vec<(String, String)> {
+    [
+        ("positions", c.positions),
+        ("unfolded", c.unfolded()),
+        ("win", c.wins),
+        ("draw", c.draws),
+        ("loss", c.losses),
+        ("longest_win", u64::from(c.longest_win)),
+        ("longest_loss", u64::from(c.longest_loss)),
+    ]
+    .into_iter()
+    .map(|(k, v)| (format!("{prefix}_{k}"), v.to_string()))
+    .collect()
 }
 
 #[cfg(test)]
