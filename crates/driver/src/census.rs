@@ -10,6 +10,7 @@
 //! read afterwards, one table at a time, in index order.
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -168,18 +169,16 @@ pub fn run<F: Family>(family: &F, variant: &F::Variant, dir: &Path, quiet: bool)
         },
         Ok(Location::Known(value)) => {
             let text = family.show_position(pos);
-            let mut known = known.lock().unwrap();
-            if !known.contains_key(&text) {
-                known.insert(text, value);
+            if let Entry::Vacant(slot) = known.lock().unwrap().entry(text) {
+                slot.insert(value);
                 later.lock().unwrap().push(pos.clone());
             }
         }
         Ok(Location::Search) => match value_of(family, &disk, pos) {
             Ok(value) => {
                 let text = family.show_position(pos);
-                let mut known = known.lock().unwrap();
-                if !known.contains_key(&text) {
-                    known.insert(text, value);
+                if let Entry::Vacant(slot) = known.lock().unwrap().entry(text) {
+                    slot.insert(value);
                     later.lock().unwrap().push(pos.clone());
                 }
             }

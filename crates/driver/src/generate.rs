@@ -121,12 +121,12 @@ fn build_all<F: Family>(family: &F, variants: &[F::Variant], args: &GenerateArgs
             continue;
         }
         for d in family.dependencies(table) {
-            if !held.contains_key(&d) {
+            if let std::collections::hash_map::Entry::Vacant(slot) = held.entry(d.clone()) {
                 let opened = disk.table(&d)?;
                 let dense = DenseValues::read(&opened).with_context(|| {
                     format!("table {game} {} is damaged", family.table_name(&d))
                 })?;
-                held.insert(d, Box::new(dense));
+                slot.insert(Box::new(dense));
             }
         }
         let solution = build_one(family, table, &held, &disk, &starts, args)?;

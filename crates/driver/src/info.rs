@@ -81,7 +81,7 @@ impl Visit for Info<'_> {
             }
             let side_of = family.side_of(&tables[0]);
             if !self.as_json {
-                print_info(table, false, &shown[..kept], |i| side_of(i))?;
+                print_info(table, false, &shown[..kept], &side_of)?;
                 for extra in &shown[kept..] {
                     println!(
                         "{extra:<10} the same as {} (the table stores one side to move for both)",
@@ -91,7 +91,7 @@ impl Visit for Info<'_> {
                 print_start_and_census(&start, &reachable);
                 return Ok(None);
             }
-            let mut fields = info_fields(table, &shown[..kept], |i| side_of(i))?;
+            let mut fields = info_fields(table, &shown[..kept], &side_of)?;
             copy_first_side(&mut fields, &shown[..kept], &shown[kept..])?;
             fields
         } else {
