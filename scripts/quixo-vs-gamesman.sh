@@ -19,14 +19,14 @@
 # Usage: scripts/quixo-vs-gamesman.sh            (run by hand; needs network for the clone)
 # Environment:
 #   PEERS          where GamesmanOne is built (default /tmp/peers)
-#   GAMESMAN_REPO  what to clone (default https://github.com/GamesCrafters/GamesmanOne; a local
-#                  clone's path works too)
+#   GAMESMAN_REPO  what to clone (default https://github.com/GamesCrafters/GamesmanOne; where there is no
+#                  network, the path of a local clone or mirror)
 #   OUT            scratch folder for the solvers' data (default $PEERS/quixo-vs-gamesman)
 #   THREADS        thread counts to time (default "1 2")
 #   RETRO          an already built retro binary: skips the cargo build
 #   SKIP_RETRO=1   time GamesmanOne only
-# On a 2-core, 24 GiB machine GamesmanOne solved 4x4 Quixo (86,093,442 positions, 153 tiers) in
-# about 72 s with 1 thread and 44 s with 2, peak RSS about 260 MB, start position: win in 21.
+# Measured on a 2-core, 24 GiB machine, idle (games/quixo/README.md): GamesmanOne 60.79 s with 1 thread and
+# 35.60 s with 2 (264 MB), retro 6.83 s and 3.85 s (47-55 MB); both: start position a win in 21.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo_root=$(pwd)

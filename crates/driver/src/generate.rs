@@ -236,6 +236,10 @@ fn build_one<F: Family>(
     };
     let options = WriteOptions {
         wdl_block_values: blocks.wdl_values.unwrap_or(defaults.wdl_block_values),
+        wdl_level: match blocks.wdl_level {
+            Some(level) if !args.compact => level,
+            _ => defaults.wdl_level,
+        },
         large_table: if blocks.fast_distances {
             0
         } else {

@@ -171,3 +171,53 @@ fn quixo_3x3_end_to_end_through_the_driver() {
         .to_string();
     assert!(!e.contains('\n') && e.contains("9x9"), "{e}");
 }
+
+#[test]
+fn connect4_4x5_end_to_end_through_the_driver() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path();
+    generate_game(out, "connect4", &["4x5"], true);
+    let fields = json_fields(out, "connect4", &["4x5".into()]).unwrap();
+    // John Tromp's table of results: 4x5 is a draw.
+    assert_eq!(
+        field(&fields, "start"),
+        r#"{"position":"4x5/..../..../..../..../....","outcome":"draw","plies":null}"#
+    );
+    // Tromp's count of the 4x5 positions reachable from the empty board, finished games included.
+    let reachable = field(&fields, "reachable");
+    assert!(
+        reachable.starts_with(r#"{"positions":1706255,"unfolded":1706255,"#),
+        "{reachable}"
+    );
+    // x plays column 1 three times and o column 2: x's fourth stone in column 1 wins at once.
+    let json = render(out, "connect4", &["4x5:121212".into()], true).unwrap();
+    assert!(json.contains(r#""outcome":"win","plies":1"#), "{json}");
+    let verified = verify(
+        out,
+        &VerifyArgs {
+            game: "connect4".into(),
+            variant: vec!["4x5".into()],
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(verified.len(), 21);
+    // Bad input: one line each, naming what is wrong.
+    for bad in [
+        "4x5:1111111",
+        "4x5:9",
+        "4x5/..../..../..../..../.o..",
+        "8x5:1",
+    ] {
+        let e = render(out, "connect4", &[bad.into()], true)
+            .unwrap_err()
+            .to_string();
+        assert!(!e.contains('\n'), "{bad}: {e}");
+    }
+    for bad in ["8x4", "3x4", "4x"] {
+        let e = json_fields(out, "connect4", &[bad.into()])
+            .unwrap_err()
+            .to_string();
+        assert!(!e.contains('\n') && e.contains(bad), "{bad}: {e}");
+    }
+}

@@ -75,6 +75,10 @@ pub struct Blocks {
     /// Write the distance file at the fast settings whatever the table's size (a graph table, whose payload can be
     /// larger than its values).
     pub fast_distances: bool,
+    /// The zstd level of the WDL file, instead of the writer's strong default: for a family whose tables are
+    /// solved about as fast as level 19 compresses them (a Connect Four tier of a billion boards). `--compact`
+    /// keeps the default.
+    pub wdl_level: Option<i32>,
 }
 
 /// Where the value of a position is found.

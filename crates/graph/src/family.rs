@@ -226,6 +226,7 @@ impl Family for Graphs {
         Blocks {
             wdl_values: None,
             fast_distances: true,
+            ..Blocks::default()
         }
     }
 

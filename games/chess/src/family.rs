@@ -143,6 +143,7 @@ impl Family for Chess {
         Blocks {
             wdl_values: Some(1 << 22),
             fast_distances: false,
+            ..Blocks::default()
         }
     }
 
