@@ -10,6 +10,8 @@
 //! - [`ep`]: the numbers of the positions with en-passant rights, which a table's solver needs but does not store;
 //! - [`game`]: one material's table as a [`retro_game::Game`], with exits into smaller tables;
 //! - [`analysis`]: a probed position's value, moves best first, and line to mate;
+//! - [`prober`]: probing a directory of tables from an engine's threads;
+//! - [`san`]: moves in standard algebraic notation, written and read;
 //! - [`solve`]: solving a material and its dependency tree with the engine.
 
 pub mod analysis;
@@ -20,6 +22,8 @@ pub mod game;
 pub mod index;
 pub mod material;
 pub mod position;
+pub mod prober;
+pub mod san;
 pub mod solve;
 pub mod types;
 
@@ -27,4 +31,5 @@ pub use game::{ChessGame, GameError, SubTables, TableSet, Values};
 pub use index::TableIndex;
 pub use material::{Material, MaterialError};
 pub use position::{ChessMove, MoveList, Position, PositionError, Unmove};
+pub use prober::{LookupError, Prober};
 pub use types::{Bitboard, Color, Piece, Role, Square};

@@ -6,7 +6,7 @@ mod common;
 use std::collections::BTreeSet;
 
 use common::{MATERIALS, Rng, random_position};
-use retro_chess::{Material, MoveList, Position, Role};
+use retro_chess::{Color, Material, MoveList, Piece, Position, Role, Square};
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Position as _, fen::Fen};
 
 fn positions_per_material() -> u64 {
@@ -232,5 +232,178 @@ fn positions_with_en_passant_rights_agree_with_shakmaty() {
             compared += 1;
         }
         eprintln!("{name}: {compared} positions with en-passant rights compared");
+    }
+}
+
+/// Compares the SAN of every legal move of `pos` with shakmaty's (suffix included), and checks that each parses
+/// back to its move, with and without the suffix. Returns the number of moves compared.
+fn compare_san(pos: &Position) -> usize {
+    use shakmaty::san::SanPlus;
+    let chess = oracle(pos);
+    let theirs: std::collections::HashMap<String, String> = chess
+        .legal_moves()
+        .into_iter()
+        .map(|m| {
+            (
+                m.to_uci(CastlingMode::Standard).to_string(),
+                SanPlus::from_move(chess.clone(), m).to_string(),
+            )
+        })
+        .collect();
+    let mut ours = MoveList::new();
+    pos.legal_moves(&mut ours);
+    assert_eq!(ours.len(), theirs.len(), "moves of {}", pos.fen());
+    for m in ours.as_slice() {
+        let text = retro_chess::san::san(pos, m);
+        assert_eq!(
+            Some(&text),
+            theirs.get(&m.uci()),
+            "SAN of {} in {}",
+            m.uci(),
+            pos.fen()
+        );
+        assert_eq!(
+            retro_chess::san::parse_san(pos, &text),
+            Some(*m),
+            "{text} in {}",
+            pos.fen()
+        );
+        let bare = text.trim_end_matches(['+', '#']);
+        assert_eq!(
+            retro_chess::san::parse_san(pos, bare),
+            Some(*m),
+            "{bare} in {}",
+            pos.fen()
+        );
+    }
+    ours.len()
+}
+
+#[test]
+fn san_agrees_with_shakmaty_on_random_positions() {
+    // Twins of one role (disambiguation, three queens), pawns (captures, promotions, en passant), and the
+    // common materials; mates come mostly from the heavy pieces.
+    let materials = MATERIALS.iter().copied().chain([
+        "KQQvK", "KRRvKN", "KNNvKB", "KQQQvK", "KRRRvK", "KNNNvK", "KBBBvK", "KPPPvK",
+    ]);
+    let mut rng = Rng(4);
+    let (mut positions, mut moves_compared) = (0usize, 0usize);
+    let (mut disambiguated, mut mates, mut checks, mut en_passant, mut promotions) =
+        (0, 0, 0, 0, 0);
+    for name in materials {
+        let material = Material::parse(name).unwrap();
+        for _ in 0..150 {
+            let pos = random_position(material, &mut rng);
+            let mut todo = vec![pos];
+            let mut moves = MoveList::new();
+            pos.legal_moves(&mut moves);
+            // The successors with a legal en-passant capture too.
+            todo.extend(
+                moves
+                    .as_slice()
+                    .iter()
+                    .map(|m| pos.play(m))
+                    .filter(|after| after.ep_square().is_some()),
+            );
+            for p in &todo {
+                moves_compared += compare_san(p);
+                positions += 1;
+                let mut moves = MoveList::new();
+                p.legal_moves(&mut moves);
+                for m in moves.as_slice() {
+                    let text = retro_chess::san::san(p, m);
+                    let body = text.trim_end_matches(['+', '#']);
+                    disambiguated += (m.role != Role::Pawn
+                        && body.len() > 3 + usize::from(m.capture.is_some()))
+                        as usize;
+                    mates += text.ends_with('#') as usize;
+                    checks += text.ends_with('+') as usize;
+                    en_passant += m.en_passant as usize;
+                    promotions += m.promotion.is_some() as usize;
+                }
+            }
+        }
+    }
+    // Random placements rarely allow en passant: place a white pawn on the fifth rank beside a black one that may
+    // just have advanced two squares, the kings and one more man anywhere (pins along the rank, checks), and keep
+    // the positions where the capture is legal, and their colour-flipped twins.
+    let extras = [
+        None,
+        Some(Role::Queen),
+        Some(Role::Rook),
+        Some(Role::Bishop),
+        Some(Role::Knight),
+    ];
+    for _ in 0..400 {
+        let file = rng.below(8) as u8;
+        let victim = if file == 0 || (file < 7 && rng.below(2) == 0) {
+            file + 1
+        } else {
+            file - 1
+        };
+        let mut p = Position::empty(Color::White);
+        let white_pawn = Piece {
+            color: Color::White,
+            role: Role::Pawn,
+        };
+        let black_pawn = Piece {
+            color: Color::Black,
+            role: Role::Pawn,
+        };
+        p.put(Square::from_coords(file, 4), white_pawn);
+        p.put(Square::from_coords(victim, 4), black_pawn);
+        let mut men = vec![
+            Piece {
+                color: Color::White,
+                role: Role::King,
+            },
+            Piece {
+                color: Color::Black,
+                role: Role::King,
+            },
+        ];
+        if let Some(role) = extras[rng.below(extras.len() as u64) as usize] {
+            let color = if rng.below(2) == 0 {
+                Color::White
+            } else {
+                Color::Black
+            };
+            men.push(Piece { color, role });
+        }
+        for piece in men {
+            loop {
+                let sq = Square::new(rng.below(64) as u8);
+                if !p.occupied().contains(sq) {
+                    p.put(sq, piece);
+                    break;
+                }
+            }
+        }
+        if p.validate().is_err() {
+            continue;
+        }
+        if let Some(with_ep) = p.with_ep_square(Square::from_coords(victim, 5)) {
+            for q in [with_ep, with_ep.color_flipped()] {
+                moves_compared += compare_san(&q);
+                positions += 1;
+                let mut moves = MoveList::new();
+                q.legal_moves(&mut moves);
+                en_passant += moves.as_slice().iter().filter(|m| m.en_passant).count();
+            }
+        }
+    }
+    eprintln!(
+        "{positions} positions, {moves_compared} moves: {disambiguated} disambiguated, {checks} checks, \
+         {mates} mates, {en_passant} en passant, {promotions} promotions"
+    );
+    // The sample must exercise every rule, or agreement proves little.
+    for (what, n) in [
+        ("disambiguated", disambiguated),
+        ("mates", mates),
+        ("checks", checks),
+        ("en passant", en_passant),
+        ("promotions", promotions),
+    ] {
+        assert!(n >= 10, "only {n} {what}");
     }
 }
