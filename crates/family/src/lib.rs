@@ -341,6 +341,13 @@ pub trait Family: Sync + 'static {
         vec![("", position.clone())]
     }
 
+    /// Other names `probe` shows for a move beside its notation, as `(key, text)`: chess gives its standard
+    /// algebraic notation, `("san", "Qb7#")`.
+    fn move_names(&self, position: &Self::Position, m: &Self::Move) -> Vec<(&'static str, String)> {
+        let _ = (position, m);
+        Vec::new()
+    }
+
     /// Facts `probe --json` adds about a position, such as `("game_over", true)`.
     fn flags(&self, position: &Self::Position) -> Vec<(&'static str, bool)> {
         let _ = position;

@@ -8,6 +8,7 @@ use retro_game::Value;
 
 use crate::material::Material;
 use crate::position::{ChessMove, MoveList, Position};
+use crate::types::{Bitboard, Color, Role};
 
 /// A move and its value for the side making it, counted from the position it is played in.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -51,6 +52,39 @@ pub fn value_of<E>(
     Ok(best.expect("a position with en-passant rights has a legal capture"))
 }
 
+/// The squares a light-squared bishop stands on (a1 is dark).
+const LIGHT_SQUARES: Bitboard = Bitboard(0x55aa_55aa_55aa_55aa);
+
+/// Whether neither side can mate by any series of legal moves, by the rule lichess and FIDE's arbiters use
+/// (mate must be impossible even with the opponent's help): kings alone; a king and one knight against a king and
+/// nothing but queens; bishops all on squares of one colour, with no knight or pawn to block a king in.
+pub fn insufficient_material(pos: &Position) -> bool {
+    [Color::White, Color::Black]
+        .into_iter()
+        .all(|color| cannot_mate(pos, color))
+}
+
+fn cannot_mate(pos: &Position, color: Color) -> bool {
+    let mine = |role| pos.by_piece(color, role);
+    let theirs = |role| pos.by_piece(color.other(), role);
+    if (mine(Role::Pawn) | mine(Role::Rook) | mine(Role::Queen)).nonempty() {
+        return false;
+    }
+    if mine(Role::Knight).nonempty() {
+        // A lone knight mates only a king hemmed in by its own men; a queen beside the king would be taken or
+        // would defend, but any other man can be such a blocker (a selfmate).
+        let others = pos.by_color(color.other()).count() - 1 - theirs(Role::Queen).count();
+        return pos.by_color(color).count() == 2 && others == 0;
+    }
+    if mine(Role::Bishop).nonempty() {
+        let bishops = mine(Role::Bishop) | theirs(Role::Bishop);
+        let one_colour =
+            (bishops & LIGHT_SQUARES).is_empty() || (bishops & !LIGHT_SQUARES).is_empty();
+        return one_colour && (theirs(Role::Knight) | theirs(Role::Pawn)).is_empty();
+    }
+    true
+}
+
 /// The value of `pos`, its moves best first, and the line to mate, from `lookup` (see [`value_of`]).
 pub fn analyse<E>(
     pos: &Position,
@@ -88,4 +122,37 @@ fn valued_moves<E>(
     // Stable: equal moves keep their generation order.
     moves.sort_by(|a, b| b.value.preference(a.value));
     Ok(moves)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn insufficient(fen: &str) -> bool {
+        insufficient_material(&Position::from_fen(fen).unwrap())
+    }
+
+    #[test]
+    fn material_that_cannot_mate_is_told_apart() {
+        // Kings alone; a lone minor piece; bishops all on one colour.
+        assert!(insufficient("8/8/8/3k4/8/8/8/K7 w - -"));
+        assert!(insufficient("8/8/8/3k4/8/8/8/KN6 w - -"));
+        assert!(insufficient("8/8/8/3k4/8/8/8/KB6 b - -"));
+        assert!(insufficient("8/8/2b5/3k4/8/8/8/KB6 w - -"));
+        // A knight against a queen: the knight cannot mate (the queen cannot hem her own king in without being
+        // taken or defending), but the queen can.
+        let pos = Position::from_fen("8/8/8/3k4/4q3/8/8/KN6 w - -").unwrap();
+        assert!(cannot_mate(&pos, Color::White) && !cannot_mate(&pos, Color::Black));
+        assert!(!insufficient_material(&pos));
+        // Mate is possible, with help: a pawn, a rook, two knights, bishops on both colours, a knight against a
+        // bishop, a bishop against a knight or a pawn.
+        assert!(!insufficient("8/8/8/3k4/8/8/4P3/K7 w - -"));
+        assert!(!insufficient("8/8/8/3k4/8/8/8/KR6 w - -"));
+        assert!(!insufficient("8/8/8/3k4/8/8/8/KNN5 w - -"));
+        assert!(!insufficient("8/8/8/3k4/8/8/8/KBB5 w - -"));
+        assert!(!insufficient("8/8/1b6/3k4/8/8/8/KB6 w - -"));
+        assert!(!insufficient("8/8/8/3k4/4b3/8/8/KN6 w - -"));
+        assert!(!insufficient("8/8/8/3k4/4n3/8/8/KB6 w - -"));
+        assert!(!insufficient("8/8/8/3k4/4p3/8/8/KB6 w - -"));
+    }
 }

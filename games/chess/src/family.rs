@@ -198,6 +198,25 @@ impl Family for Chess {
         game.position(index)
     }
 
+    fn move_names(&self, pos: &Position, m: &Uci) -> Vec<(&'static str, String)> {
+        vec![("san", crate::san::san(pos, &m.0))]
+    }
+
+    /// What lichess's tablebase API says of a position besides its value.
+    fn flags(&self, pos: &Position) -> Vec<(&'static str, bool)> {
+        let mut list = MoveList::new();
+        pos.legal_moves(&mut list);
+        let in_check = pos.in_check(pos.turn());
+        vec![
+            ("checkmate", list.is_empty() && in_check),
+            ("stalemate", list.is_empty() && !in_check),
+            (
+                "insufficient_material",
+                crate::analysis::insufficient_material(pos),
+            ),
+        ]
+    }
+
     fn moves(&self, pos: &Position) -> Vec<(Uci, Played<Position>)> {
         let mut list = MoveList::new();
         pos.legal_moves(&mut list);

@@ -1,0 +1,389 @@
+//! Probing a directory of chess tables from an engine's search: a position in, its win/draw/loss or its distance
+//! to mate out, from many threads at once.
+//!
+//! A [`Prober`] lists the directory's chess tables once, when it is made, into a table sorted by material; each
+//! table is opened and checked on its first probe (a `OnceLock`, so a table is opened once however many threads
+//! ask for it first). After that a probe is: count the material, find it by binary search, number the position,
+//! read one value through the probe library's block cache. No lock is taken and nothing is allocated unless a block
+//! has to be decompressed.
+//!
+//! The tables store positions without en-passant rights. A position with a legal en-passant capture is valued by
+//! searching its moves (see [`crate::analysis::value_of`]), which is exact and rare.
+
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+
+use retro_family::Family;
+use retro_game::{Outcome, Value};
+use retro_probe::{Table, Tables};
+
+use crate::analysis::{self, Analysis};
+use crate::family::Chess;
+use crate::index::TableIndex;
+use crate::material::{MAX_MEN, Material};
+use crate::position::Position;
+
+/// Why a probe has no answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LookupError {
+    /// The directory has no table for the position's material.
+    #[error(
+        "no table {material} in {dir} (`retro generate chess {material} --out {dir}` builds it)"
+    )]
+    Missing { material: String, dir: String },
+    /// The position has more men than any table can hold.
+    #[error("{men} men: chess tables hold at most {MAX_MEN}")]
+    TooManyMen { men: u32 },
+    /// A table is there but cannot be read, or does not match this version of retro.
+    #[error("{0}")]
+    Unreadable(String),
+}
+
+/// One material's table, opened on first use.
+struct Slot {
+    material: Material,
+    opened: OnceLock<Result<Opened, LookupError>>,
+}
+
+struct Opened {
+    index: TableIndex,
+    table: Arc<Table>,
+}
+
+/// The chess tables of a directory, ready to probe from any number of threads.
+pub struct Prober {
+    tables: Arc<Tables>,
+    /// Sorted by material, for binary search.
+    slots: Vec<Slot>,
+    largest: u32,
+}
+
+impl Prober {
+    /// Opens the chess tables of `dir` (its `chess/` subdirectory) with a block cache of about `cache_bytes` bytes.
+    pub fn open(dir: &Path, cache_bytes: usize) -> Result<Prober, LookupError> {
+        let tables = Tables::open(dir, cache_bytes)
+            .map_err(|e| LookupError::Unreadable(format!("cannot open the tables: {e}")))?;
+        Prober::over(Arc::new(tables))
+    }
+
+    /// The chess tables among `tables` (which may be shared with probes of other games).
+    pub fn over(tables: Arc<Tables>) -> Result<Prober, LookupError> {
+        let game = Chess.about().name;
+        let names = if tables.dir().join(game).is_dir() {
+            tables
+                .names(game)
+                .map_err(|e| LookupError::Unreadable(e.to_string()))?
+        } else {
+            Vec::new()
+        };
+        let mut slots: Vec<Slot> = names
+            .iter()
+            // Other files in the folder are not chess tables; they are skipped, not errors.
+            .filter_map(|name| {
+                Material::parse(name)
+                    .ok()
+                    .filter(|m| m.to_string() == *name)
+            })
+            .filter(|m| m.is_canonical())
+            .map(|material| Slot {
+                material,
+                opened: OnceLock::new(),
+            })
+            .collect();
+        slots.sort_by_key(|s| s.material);
+        slots.dedup_by_key(|s| s.material);
+        let largest = slots.iter().map(|s| s.material.men()).max().unwrap_or(0);
+        Ok(Prober {
+            tables,
+            slots,
+            largest,
+        })
+    }
+
+    /// The directory probed.
+    pub fn dir(&self) -> &Path {
+        self.tables.dir()
+    }
+
+    /// The tables shared with other probes.
+    pub fn tables(&self) -> &Arc<Tables> {
+        &self.tables
+    }
+
+    /// The most men of any table in the directory (0 when it has none). KvK needs no table.
+    pub fn largest(&self) -> u32 {
+        self.largest.max(2)
+    }
+
+    /// The materials of the directory's tables, in their canonical orientation.
+    pub fn materials(&self) -> impl Iterator<Item = Material> + '_ {
+        self.slots.iter().map(|s| s.material)
+    }
+
+    /// Whether the directory has the table a position of `material` is read from (KvK needs none).
+    pub fn has(&self, material: Material) -> bool {
+        material == Material::KVK || self.slot(material.canonical()).is_some()
+    }
+
+    /// Win, draw or loss for the side to move of a legal position. With a warm cache this takes no lock and
+    /// allocates nothing.
+    pub fn wdl(&self, pos: &Position) -> Result<Outcome, LookupError> {
+        if pos.ep_square().is_none() {
+            return self.stored_wdl(pos);
+        }
+        // Search the moves on outcomes alone: a stand-in distance of 0 keeps the search's order of outcomes.
+        let as_value = |p: &Position| {
+            self.stored_wdl(p).map(|o| match o {
+                Outcome::Win => Value::win(0),
+                Outcome::Loss => Value::loss(0),
+                Outcome::Draw => Value::DRAW,
+            })
+        };
+        Ok(analysis::value_of(pos, &as_value)?.outcome())
+    }
+
+    /// The value of a legal position for its side to move: the outcome and, for a win or a loss, the plies to mate
+    /// with best play (the winner mating as soon as it can, the loser holding out as long as it can).
+    pub fn value(&self, pos: &Position) -> Result<Value, LookupError> {
+        analysis::value_of(pos, &|p: &Position| self.stored_value(p))
+    }
+
+    /// The value of a position, every legal move with its value for the side making it (best first), and the line
+    /// to mate.
+    pub fn analyse(&self, pos: &Position) -> Result<Analysis, LookupError> {
+        analysis::analyse(pos, &|p: &Position| self.stored_value(p))
+    }
+
+    fn stored_wdl(&self, pos: &Position) -> Result<Outcome, LookupError> {
+        let Some((opened, index)) = self.locate(pos)? else {
+            return Ok(Outcome::Draw);
+        };
+        opened
+            .table
+            .probe_wdl(index)
+            .map_err(|e| LookupError::Unreadable(e.to_string()))
+    }
+
+    fn stored_value(&self, pos: &Position) -> Result<Value, LookupError> {
+        let Some((opened, index)) = self.locate(pos)? else {
+            return Ok(Value::DRAW);
+        };
+        match opened.table.probe(index) {
+            Ok(Some(value)) => Ok(value),
+            Ok(None) => Err(LookupError::Unreadable(format!(
+                "{}: {} reads as a hole: the table does not match this version of retro",
+                opened.table.distance_file().path().display(),
+                pos.fen()
+            ))),
+            Err(e) => Err(LookupError::Unreadable(e.to_string())),
+        }
+    }
+
+    /// The opened table and the index of a position without en-passant rights; `None` for KvK, a draw that needs
+    /// no table.
+    #[inline]
+    fn locate(&self, pos: &Position) -> Result<Option<(&Opened, u64)>, LookupError> {
+        let material = Material::of(pos);
+        if material == Material::KVK {
+            return Ok(None);
+        }
+        let men = material.men();
+        if men > MAX_MEN {
+            return Err(LookupError::TooManyMen { men });
+        }
+        let canonical = material.canonical();
+        let Some(slot) = self.slot(canonical) else {
+            return Err(LookupError::Missing {
+                material: canonical.to_string(),
+                dir: self.tables.dir().display().to_string(),
+            });
+        };
+        let opened = match slot.opened.get_or_init(|| self.open_table(canonical)) {
+            Ok(opened) => opened,
+            Err(e) => return Err(e.clone()),
+        };
+        let index = opened.index.encode(pos).ok_or_else(|| {
+            LookupError::Unreadable(format!("{}: not a position of the tables", pos.fen()))
+        })?;
+        Ok(Some((opened, index)))
+    }
+
+    fn slot(&self, canonical: Material) -> Option<&Slot> {
+        self.slots
+            .binary_search_by_key(&canonical, |s| s.material)
+            .ok()
+            .map(|at| &self.slots[at])
+    }
+
+    fn open_table(&self, material: Material) -> Result<Opened, LookupError> {
+        let name = material.to_string();
+        let table = self
+            .tables
+            .table(Chess.about().name, &name)
+            .map_err(|e| LookupError::Unreadable(format!("cannot open table chess {name}: {e}")))?;
+        Chess
+            .check_params(&material, &table.meta().params)
+            .map_err(|e| {
+                LookupError::Unreadable(format!(
+                    "{}: not a table of this version: {e}",
+                    table.distance_file().path().display()
+                ))
+            })?;
+        Ok(Opened {
+            index: TableIndex::new(material),
+            table,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::{Color, Role};
+
+    /// FORMAT.md's numbering of chess positions, written again from its text alone (not from `index.rs`), for a
+    /// position of a canonical, non-symmetric material or a symmetric one with White to move.
+    fn index_by_the_book(pos: &Position) -> u64 {
+        fn binomial(n: u64, k: u64) -> u64 {
+            if k > n {
+                return 0;
+            }
+            (0..k).fold(1, |acc, i| acc * (n - i) / (i + 1))
+        }
+        let material = Material::of(pos);
+        let pawns = material.has_pawns();
+        let touch = |a: u8, b: u8| (a % 8).abs_diff(b % 8) <= 1 && (a / 8).abs_diff(b / 8) <= 1;
+        let canonical = |w: u8, b: u8| {
+            let (wf, wr, bf, br) = (w % 8, w / 8, b % 8, b / 8);
+            if pawns {
+                wf < 4
+            } else {
+                wf < 4 && wr <= wf && (wr != wf || br <= bf)
+            }
+        };
+        let pairs: Vec<(u8, u8)> = (0..64)
+            .flat_map(|w| (0..64).map(move |b| (w, b)))
+            .filter(|&(w, b)| w != b && !touch(w, b) && canonical(w, b))
+            .collect();
+        let map = |t: u8, mut s: u8| {
+            if t & 1 != 0 {
+                s ^= 7;
+            }
+            if t & 2 != 0 {
+                s ^= 56;
+            }
+            if t & 4 != 0 {
+                s = (s % 8) * 8 + s / 8;
+            }
+            s
+        };
+        let squares_of = |color: Color, role: Role| -> Vec<u8> {
+            (0..64u8)
+                .filter(|&s| {
+                    pos.by_piece(color, role)
+                        .contains(crate::types::Square::new(s))
+                })
+                .collect()
+        };
+        let kings = (
+            squares_of(Color::White, Role::King)[0],
+            squares_of(Color::Black, Role::King)[0],
+        );
+        let number = |t: u8| -> u64 {
+            let (wk, bk) = (map(t, kings.0), map(t, kings.1));
+            let pair = pairs.iter().position(|&p| p == (wk, bk)).unwrap() as u64;
+            let mut index = pair;
+            for color in [Color::White, Color::Black] {
+                for role in [
+                    Role::Queen,
+                    Role::Rook,
+                    Role::Bishop,
+                    Role::Knight,
+                    Role::Pawn,
+                ] {
+                    let k = u64::from(material.count(color, role));
+                    if k == 0 {
+                        continue;
+                    }
+                    let range = if role == Role::Pawn { 48 } else { 62 };
+                    let mut r: Vec<u64> = squares_of(color, role)
+                        .into_iter()
+                        .map(|s| {
+                            let s = map(t, s);
+                            if role == Role::Pawn {
+                                u64::from(s) - 8
+                            } else {
+                                u64::from(s - u8::from(s > wk) - u8::from(s > bk))
+                            }
+                        })
+                        .collect();
+                    r.sort();
+                    let digit: u64 = r
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &x)| binomial(x, i as u64 + 1))
+                        .sum();
+                    index = index * binomial(range, k) + digit;
+                }
+            }
+            index
+        };
+        let symmetries = if pawns { 2 } else { 8 };
+        let first = (0..symmetries)
+            .find(|&t| canonical(map(t, kings.0), map(t, kings.1)))
+            .unwrap();
+        let (wk, bk) = (map(first, kings.0), map(first, kings.1));
+        let mut index = number(first);
+        if !pawns && wk % 8 == wk / 8 && bk % 8 == bk / 8 {
+            let second = (first + 1..8)
+                .find(|&t| canonical(map(t, kings.0), map(t, kings.1)))
+                .unwrap();
+            index = index.min(number(second));
+        }
+        if pos.turn() == Color::Black {
+            let radices: u64 = [Color::White, Color::Black]
+                .into_iter()
+                .flat_map(|c| Role::NON_KING.map(|r| (c, r)))
+                .map(|(c, r)| {
+                    let range = if r == Role::Pawn { 48 } else { 62 };
+                    binomial(range, u64::from(material.count(c, r)))
+                })
+                .product();
+            index += pairs.len() as u64 * radices;
+        }
+        index
+    }
+
+    #[test]
+    fn the_index_is_the_one_format_md_describes() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut checked = 0;
+        for name in [
+            "KQvK", "KRvKB", "KPvK", "KBNvK", "KQvKR", "KPvKP", "KRvKR", "KNNvKP", "KQRvKR",
+        ] {
+            let index = TableIndex::new(Material::parse(name).unwrap());
+            for _ in 0..300 {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let Some(pos) = index.position(state % index.size()) else {
+                    continue;
+                };
+                // The book's number is the index the position came from; the colour-flipped position (looked up
+                // in the same table) numbers the same.
+                let book = index_by_the_book(&pos);
+                assert_eq!(book, state % index.size(), "{name} {}", pos.fen());
+                assert_eq!(index.encode(&pos), Some(book), "{name} {}", pos.fen());
+                let flipped = pos.color_flipped();
+                assert_eq!(
+                    index.encode(&flipped),
+                    Some(book),
+                    "{name} {}",
+                    flipped.fen()
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 500, "{checked}");
+    }
+}
