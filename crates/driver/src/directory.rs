@@ -7,25 +7,44 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::{Result, anyhow};
 use retro_family::{Family, Index, Payloads, Value};
-use retro_probe::{Table, Tables};
+use retro_probe::{ErrorKind, Table, Tables};
 
 use crate::read::open_tables;
 use crate::value::Lookup;
 
+/// The error of a probe that needs a table the directory does not have (a front-end tells it from a broken table:
+/// a server answers 404 rather than 500). Found with `anyhow::Error::downcast_ref`.
+#[derive(Debug)]
+pub struct MissingTable(pub String);
+
+impl std::fmt::Display for MissingTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for MissingTable {}
+
 /// The tables of one family in a directory.
 pub struct Directory<'a, F: Family> {
     family: &'a F,
-    tables: Tables,
+    tables: Arc<Tables>,
     open: Mutex<HashMap<F::Table, Arc<Table>>>,
 }
 
 impl<'a, F: Family> Directory<'a, F> {
     pub fn open(family: &'a F, dir: &Path) -> Result<Directory<'a, F>> {
-        Ok(Directory {
+        Ok(Directory::over(family, Arc::new(open_tables(dir)?)))
+    }
+
+    /// The family's tables among `tables`, which may be shared with other families and other directories (their
+    /// block cache and opened files are).
+    pub fn over(family: &'a F, tables: Arc<Tables>) -> Directory<'a, F> {
+        Directory {
             family,
-            tables: open_tables(dir)?,
+            tables,
             open: Mutex::new(HashMap::new()),
-        })
+        }
     }
 
     pub fn family(&self) -> &'a F {
@@ -58,12 +77,18 @@ impl<'a, F: Family> Directory<'a, F> {
         let name = self.family.table_name(table);
         let game = self.game();
         let opened = self.tables.table(game, &name).map_err(|e| {
-            anyhow!(
+            let missing = matches!(e.kind(), ErrorKind::Missing);
+            let message = format!(
                 "table {game} {name} is missing or unreadable in {} ({e}); `retro generate {game} ... --out {}` \
                  builds it",
                 self.tables.dir().display(),
                 self.tables.dir().display()
-            )
+            );
+            if missing {
+                anyhow::Error::new(MissingTable(message))
+            } else {
+                anyhow!(message)
+            }
         })?;
         self.family
             .check_params(table, &opened.meta().params)

@@ -2,8 +2,9 @@
 //! first, and the best line.
 //!
 //! `--json` prints one object: the position under the family's key (`"fen"` for chess, `"position"` elsewhere), its
-//! value (`"outcome"`, `"plies"`), the family's flags (`"game_over"`), `"moves"` (each under the family's move key,
-//! with its value for the player making it) and `"line"`. A position shown with each player to move (a partizan
+//! value (`"outcome"`, `"plies"`), the family's flags (`"game_over"`; chess: `"checkmate"`, `"stalemate"`,
+//! `"insufficient_material"`), `"moves"` (each under the family's move key, with the family's other names of it,
+//! such as chess's `"san"`, and its value for the player making it) and `"line"`. A position shown with each player to move (a partizan
 //! graph) prints one such object per player, under `"left"` and `"right"`.
 
 use std::fmt::Write;
@@ -161,8 +162,13 @@ fn as_json<F: Family>(family: &F, position: &F::Position, views: &[View<F>]) -> 
             .moves
             .iter()
             .map(|m| {
+                let names: String = family
+                    .move_names(&view.position, &m.name)
+                    .iter()
+                    .map(|(key, name)| format!(",{}:{}", json::string(key), json::string(name)))
+                    .collect();
                 format!(
-                    "{{{}:{},{}}}",
+                    "{{{}:{}{names},{}}}",
                     json::string(about.move_key),
                     json::string(&m.name.to_string()),
                     json::value_fields(m.value)
@@ -215,7 +221,14 @@ fn as_text<F: Family>(family: &F, position: &F::Position, views: &[View<F>]) -> 
             let _ = writeln!(out, "  no move");
         }
         for m in &view.moves {
-            let _ = writeln!(out, "  {:<12} {}", m.name.to_string(), m.value);
+            // Chess shows SAN first, as players read it, and UCI after it.
+            let mut names: Vec<String> = family
+                .move_names(&view.position, &m.name)
+                .into_iter()
+                .map(|(_, name)| name)
+                .collect();
+            names.push(m.name.to_string());
+            let _ = writeln!(out, "  {:<12} {}", names.join(" "), m.value);
         }
         if !view.line.is_empty() {
             let line = view

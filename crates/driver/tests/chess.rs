@@ -95,7 +95,7 @@ fn a_build_makes_its_dependencies_first_and_probes_through_them() {
         "{json}"
     );
     assert!(
-        json.contains(r#"{"uci":"e7e8q","outcome":"win","#),
+        json.contains(r#"{"uci":"e7e8q","san":"e8=Q","outcome":"win","#),
         "{json}"
     );
     // Bad input is one line naming what is wrong.
