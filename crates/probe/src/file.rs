@@ -5,18 +5,15 @@ use std::fs::File;
 use std::io::Read;
 use std::ops::Deref;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use memmap2::Mmap;
 use retro_game::{Outcome, Value};
 
-use crate::cache::BlockKey;
+use crate::cache::BlockSlots;
 use crate::checksum::checksum;
 use crate::error::{ErrorKind, ProbeError};
 use crate::format::{self, Encoding, FileKind, Header, Layout};
-
-/// Gives every opened file its own number, so that the shared block cache can tell their blocks apart.
-static NEXT_FILE_ID: AtomicU64 = AtomicU64::new(0);
 
 enum Bytes {
     Mapped(Mmap),
@@ -38,7 +35,8 @@ pub struct TableFile {
     path: PathBuf,
     bytes: Bytes,
     header: Header,
-    id: u64,
+    /// Where the shared block cache keeps this file's decompressed blocks.
+    slots: Arc<BlockSlots>,
 }
 
 impl TableFile {
@@ -71,11 +69,12 @@ impl TableFile {
 
     fn with_bytes(path: PathBuf, bytes: Bytes) -> Result<TableFile, ProbeError> {
         let header = Header::parse(&path, &bytes)?;
+        let slots = Arc::new(BlockSlots::new(header.block_count));
         Ok(TableFile {
             path,
             bytes,
             header,
-            id: NEXT_FILE_ID.fetch_add(1, Ordering::Relaxed),
+            slots,
         })
     }
 
@@ -136,11 +135,8 @@ impl TableFile {
         Ok(out)
     }
 
-    pub(crate) fn key(&self, block: u64) -> BlockKey {
-        BlockKey {
-            file: self.id,
-            block,
-        }
+    pub(crate) fn slots(&self) -> &Arc<BlockSlots> {
+        &self.slots
     }
 
     fn compressed_block(&self, block: u64) -> Result<&[u8], ProbeError> {

@@ -224,7 +224,8 @@ impl Table {
         let block = index >> shift;
         let within = (index & (u64::from(file.header().block_values) - 1)) as usize;
         self.cache.with_block(
-            file.key(block),
+            file.slots(),
+            block,
             || file.load_block(block),
             |raw| file.wdl_in(raw, within),
         )?
@@ -240,7 +241,8 @@ impl Table {
         let within = (index & (u64::from(header.block_values) - 1)) as usize;
         let encoding = header.encoding;
         self.cache.with_block(
-            file.key(block),
+            file.slots(),
+            block,
             || file.load_block(block),
             |raw| distance_in(encoding, raw, within),
         )

@@ -3,7 +3,8 @@
 //!
 //! A [`Prober`] lists the directory's chess tables once, when it is made, into a table sorted by material; each
 //! table is opened and checked on its first probe (a `OnceLock`, so a table is opened once however many threads
-//! ask for it first). After that a probe is: count the material, find it by binary search, number the position,
+//! ask for it first). After that a probe is: count the material, find its key by binary search (among the tables'
+//! materials in both orientations, so that `KvKQ` finds `KQvK` with its colours to exchange), number the position,
 //! read one value through the probe library's block cache. No lock is taken and nothing is allocated unless a block
 //! has to be decompressed.
 //!
@@ -39,6 +40,18 @@ pub enum LookupError {
     Unreadable(String),
 }
 
+/// A material a table answers for, as the side to move's pieces may stand: the table's own orientation, or (unless
+/// the material is symmetric) the one with colours exchanged.
+#[derive(Clone, Copy)]
+struct Entry {
+    /// [`Material::key`] of the position's material.
+    key: u64,
+    /// The table's place in `Prober::slots`.
+    slot: u32,
+    /// Whether a position of this material is numbered with its colours exchanged.
+    flipped: bool,
+}
+
 /// One material's table, opened on first use.
 struct Slot {
     material: Material,
@@ -55,6 +68,8 @@ pub struct Prober {
     tables: Arc<Tables>,
     /// Sorted by material, for binary search.
     slots: Vec<Slot>,
+    /// Every material the tables answer for, in both orientations, sorted by key.
+    entries: Vec<Entry>,
     largest: u32,
 }
 
@@ -93,9 +108,27 @@ impl Prober {
         slots.sort_by_key(|s| s.material);
         slots.dedup_by_key(|s| s.material);
         let largest = slots.iter().map(|s| s.material.men()).max().unwrap_or(0);
+        let mut entries: Vec<Entry> = Vec::with_capacity(2 * slots.len());
+        for (at, s) in slots.iter().enumerate() {
+            let slot = at as u32;
+            entries.push(Entry {
+                key: s.material.key(),
+                slot,
+                flipped: false,
+            });
+            if !s.material.is_symmetric() {
+                entries.push(Entry {
+                    key: s.material.flipped().key(),
+                    slot,
+                    flipped: true,
+                });
+            }
+        }
+        entries.sort_by_key(|e| e.key);
         Ok(Prober {
             tables,
             slots,
+            entries,
             largest,
         })
     }
@@ -183,29 +216,39 @@ impl Prober {
     /// no table.
     #[inline]
     fn locate(&self, pos: &Position) -> Result<Option<(&Opened, u64)>, LookupError> {
-        let material = Material::of(pos);
-        if material == Material::KVK {
+        let men = pos.occupied().count();
+        if men == 2 {
             return Ok(None);
         }
-        let men = material.men();
         if men > MAX_MEN {
             return Err(LookupError::TooManyMen { men });
         }
-        let canonical = material.canonical();
-        let Some(slot) = self.slot(canonical) else {
+        let material = Material::of(pos);
+        let Some(entry) = self.entry(material.key()) else {
+            let canonical = material.canonical();
             return Err(LookupError::Missing {
                 material: canonical.to_string(),
                 dir: self.tables.dir().display().to_string(),
             });
         };
-        let opened = match slot.opened.get_or_init(|| self.open_table(canonical)) {
+        let slot = &self.slots[entry.slot as usize];
+        let opened = match slot.opened.get_or_init(|| self.open_table(slot.material)) {
             Ok(opened) => opened,
             Err(e) => return Err(e.clone()),
         };
-        let index = opened.index.encode(pos).ok_or_else(|| {
-            LookupError::Unreadable(format!("{}: not a position of the tables", pos.fen()))
-        })?;
+        let index = if entry.flipped {
+            opened.index.encode_oriented(&pos.color_flipped())
+        } else {
+            opened.index.encode_oriented(pos)
+        };
         Ok(Some((opened, index)))
+    }
+
+    fn entry(&self, key: u64) -> Option<Entry> {
+        self.entries
+            .binary_search_by_key(&key, |e| e.key)
+            .ok()
+            .map(|at| self.entries[at])
     }
 
     fn slot(&self, canonical: Material) -> Option<&Slot> {
