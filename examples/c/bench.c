@@ -1,0 +1,211 @@
+/* How many win/draw/loss probes a second one thread makes through retro's C API, with the cache warm.
+ *
+ *   cargo build --release -p retro-c
+ *   cc -O2 examples/c/bench.c -Icrates/c/include -Ltarget/release -lretro_c -lpthread -o bench
+ *   LD_LIBRARY_PATH=target/release ./bench tablebases/chess [SECONDS] [THREADS] [wdl|dtm|both] [MEN,...]
+ *
+ * It first draws random legal positions of the 3- and 4-man materials below (random squares, kept when the
+ * library accepts them: legal, and their table is in the directory) and holds them as bitboards, as an engine's
+ * search holds its positions. It probes each once to warm the cache, then each thread probes them in a loop for
+ * SECONDS (default 2) and the program prints the probes per second of each thread, for retro_probe_wdl and for
+ * retro_probe_dtm (or only the one named). MEN,... replaces the materials drawn from, each given by its men besides
+ * the kings, White's in capitals: "Q,Rr" draws from KQvK and KRvKR (a small working set, all in the processor's
+ * caches, shows what a probe costs without the memory's latency). */
+
+#define _POSIX_C_SOURCE 200809L
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "retro.h"
+
+typedef struct {
+    uint64_t white, black, kings, queens, rooks, bishops, knights, pawns;
+    bool white_to_move;
+} board;
+
+/* Each material's men besides the two kings: White's in capitals, Black's in lower case. */
+static const char *MATERIALS[64] = {
+    "Q", "R", "P", "B", "N", "QR", "QB", "RB", "BN", "NN", "PP",
+    "Qq", "Qr", "Qb", "Qn", "Qp", "Rr", "Rb", "Rn", "Rp", "Bb", "Bn", "Bp", "Nn", "Np", "Pp",
+};
+
+static uint64_t rng = 0x9e3779b97f4a7c15u;
+
+static uint64_t next_random(void) {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+/* A random square not in `taken` (and not on the first or last rank for a pawn). */
+static int free_square(uint64_t taken, int pawn) {
+    for (;;) {
+        int sq = (int)(next_random() % 64);
+        if (taken >> sq & 1) continue;
+        if (pawn && (sq < 8 || sq >= 56)) continue;
+        return sq;
+    }
+}
+
+static void place(board *b, char man, int sq) {
+    uint64_t bit = (uint64_t)1 << sq;
+    if (man >= 'a') b->black |= bit; else b->white |= bit;
+    switch (man | 0x20) {
+    case 'k': b->kings |= bit; break;
+    case 'q': b->queens |= bit; break;
+    case 'r': b->rooks |= bit; break;
+    case 'b': b->bishops |= bit; break;
+    case 'n': b->knights |= bit; break;
+    default: b->pawns |= bit; break;
+    }
+}
+
+static retro_status probe_wdl(const retro_tablebase *tb, const board *b, retro_wdl *wdl) {
+    return retro_probe_wdl(tb, b->white, b->black, b->kings, b->queens, b->rooks, b->bishops, b->knights, b->pawns,
+                           RETRO_NO_EP, b->white_to_move, wdl);
+}
+
+static retro_status probe_dtm(const retro_tablebase *tb, const board *b, retro_wdl *wdl, int32_t *dtm) {
+    return retro_probe_dtm(tb, b->white, b->black, b->kings, b->queens, b->rooks, b->bishops, b->knights, b->pawns,
+                           RETRO_NO_EP, b->white_to_move, wdl, dtm);
+}
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+typedef struct {
+    const retro_tablebase *tb;
+    const board *boards;
+    size_t count;
+    double seconds;
+    int dtm;
+    size_t offset;
+    double rate;
+    long checksum;
+    int errors;
+} job;
+
+static void *run(void *arg) {
+    job *j = arg;
+    uint64_t probes = 0;
+    double start = now(), elapsed = 0;
+    size_t i = j->offset % j->count;
+    while (elapsed < j->seconds) {
+        /* Check the clock every 4096 probes only. */
+        for (int k = 0; k < 4096; k++) {
+            retro_wdl wdl = RETRO_DRAW;
+            int32_t dtm = 0;
+            retro_status s = j->dtm ? probe_dtm(j->tb, &j->boards[i], &wdl, &dtm) : probe_wdl(j->tb, &j->boards[i], &wdl);
+            j->errors += s != RETRO_OK;
+            j->checksum += (long)wdl + dtm;
+            if (++i == j->count) i = 0;
+        }
+        probes += 4096;
+        elapsed = now() - start;
+    }
+    j->rate = (double)probes / elapsed;
+    return NULL;
+}
+
+/* Runs `threads` threads probing for `seconds`; returns the mean probes per second of a thread. */
+static double measure(const retro_tablebase *tb, const board *boards, size_t count, double seconds, int threads,
+                      int dtm) {
+    pthread_t ids[64];
+    job jobs[64];
+    for (int t = 0; t < threads; t++) {
+        jobs[t] = (job){tb, boards, count, seconds, dtm, (size_t)t * count / (size_t)threads, 0, 0, 0};
+        pthread_create(&ids[t], NULL, run, &jobs[t]);
+    }
+    double sum = 0;
+    for (int t = 0; t < threads; t++) {
+        pthread_join(ids[t], NULL);
+        sum += jobs[t].rate;
+        if (jobs[t].errors) fprintf(stderr, "%d probes failed: %s\n", jobs[t].errors, retro_last_error());
+    }
+    return sum / threads;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2 || argc > 6) {
+        fprintf(stderr, "usage: %s TABLES_DIR [SECONDS] [THREADS] [wdl|dtm|both] [MEN,...]\n", argv[0]);
+        return 2;
+    }
+    double seconds = argc > 2 ? atof(argv[2]) : 2.0;
+    int threads = argc > 3 ? atoi(argv[3]) : 1;
+    const char *only = argc > 4 && strcmp(argv[4], "both") != 0 ? argv[4] : "";
+    if (seconds <= 0 || threads < 1 || threads > 64 || (*only && strcmp(only, "wdl") && strcmp(only, "dtm"))) {
+        fprintf(stderr, "SECONDS must be positive, THREADS 1 to 64, and the mode wdl, dtm or both\n");
+        return 2;
+    }
+    size_t materials = 0;
+    while (MATERIALS[materials]) materials++;
+    if (argc > 5) {
+        materials = 0;
+        for (char *men = strtok(argv[5], ","); men && materials < 63; men = strtok(NULL, ",")) MATERIALS[materials++] = men;
+        if (materials == 0) {
+            fprintf(stderr, "no material in %s\n", argv[5]);
+            return 2;
+        }
+    }
+    retro_tablebase *tb = NULL;
+    if (retro_open(argv[1], &tb) != RETRO_OK) {
+        fprintf(stderr, "%s\n", retro_last_error());
+        return 1;
+    }
+
+    enum { COUNT = 1 << 16 };
+    board *boards = malloc(COUNT * sizeof *boards);
+    size_t count = 0, tries = 0;
+    while (count < COUNT && tries < 100 * (size_t)COUNT) {
+        const char *men = MATERIALS[tries++ % materials];
+        board b;
+        memset(&b, 0, sizeof b);
+        uint64_t taken = 0;
+        for (const char *m = "Kk"; *m; m++) {
+            int sq = free_square(taken, 0);
+            place(&b, *m, sq);
+            taken |= (uint64_t)1 << sq;
+        }
+        for (const char *m = men; *m; m++) {
+            int sq = free_square(taken, (*m | 0x20) == 'p');
+            place(&b, *m, sq);
+            taken |= (uint64_t)1 << sq;
+        }
+        b.white_to_move = next_random() & 1;
+        retro_wdl wdl;
+        if (probe_wdl(tb, &b, &wdl) == RETRO_OK) boards[count++] = b;
+    }
+    if (count == 0) {
+        fprintf(stderr, "no position of the benchmark's materials could be probed in %s\n", argv[1]);
+        return 1;
+    }
+    printf("%zu positions of %zu materials, %d thread%s, %.1f s each\n", count, materials, threads,
+           threads == 1 ? "" : "s", seconds);
+    if (strcmp(only, "dtm") != 0) {
+        /* Warm already: every position was probed once when it was drawn. */
+        double rate = measure(tb, boards, count, seconds, threads, 0);
+        printf("retro_probe_wdl: %.2f million probes/s per thread (%.0f ns a probe)\n", rate / 1e6, 1e9 / rate);
+        fflush(stdout);
+    }
+    if (strcmp(only, "wdl") != 0) {
+        for (size_t i = 0; i < count; i++) {
+            retro_wdl wdl;
+            int32_t dtm;
+            probe_dtm(tb, &boards[i], &wdl, &dtm);
+        }
+        double rate = measure(tb, boards, count, seconds, threads, 1);
+        printf("retro_probe_dtm: %.2f million probes/s per thread (%.0f ns a probe)\n", rate / 1e6, 1e9 / rate);
+    }
+    free(boards);
+    retro_close(tb);
+    return 0;
+}
