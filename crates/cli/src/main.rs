@@ -44,6 +44,9 @@ enum Command {
     Grundy(grundy::GrundyArgs),
     /// The outcome of a sum of impartial graph games, and a winning move: `retro sum FILE:POS FILE:POS ...`.
     Sum(sum::SumArgs),
+    /// Serve the tables over HTTP: lichess's tablebase API (`/standard?fen=FEN`, `/GAME?position=TEXT`, `/games`)
+    /// and a page to explore them at `/`.
+    Serve(Serve),
 }
 
 #[derive(Args, Debug)]
@@ -125,6 +128,16 @@ struct Verify {
 }
 
 #[derive(Args, Debug)]
+struct Serve {
+    /// The directory of tables.
+    #[arg(long)]
+    tables: PathBuf,
+    /// The address to listen on.
+    #[arg(long, default_value = retro_server::DEFAULT_BIND, value_name = "ADDR:PORT")]
+    bind: String,
+}
+
+#[derive(Args, Debug)]
 struct Games {
     /// Print JSON.
     #[arg(long)]
@@ -196,6 +209,7 @@ fn main() -> ExitCode {
         Command::Games(g) => games(&g),
         Command::Grundy(args) => grundy::run(&args),
         Command::Sum(args) => sum::run(&args),
+        Command::Serve(s) => retro_server::serve(&s.tables, &s.bind),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
