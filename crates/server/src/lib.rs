@@ -155,6 +155,13 @@ async fn probe(State(tablebase): State<Arc<Tablebase>>, uri: Uri, query: RawQuer
             &format!("the position is missing: {}?{key}=...", endpoint_of(game)),
         );
     };
+    // lichess's clients write a FEN's spaces as underscores (`fen=8/8/8/8/8/2k5/8/KQ6_w_-_-_0_1`); a FEN has no
+    // underscore of its own, so the two spellings cannot be confused.
+    let text = if game == "chess" {
+        text.replace('_', " ")
+    } else {
+        text
+    };
     match catch_unwind(AssertUnwindSafe(|| tablebase.probe(game, &text))) {
         Ok(Ok(answer)) => json_response(StatusCode::OK, answer.to_json()),
         Ok(Err(e)) => {

@@ -66,10 +66,11 @@ fn chess_answers_are_the_querys_answers() {
     let mut client = Client::connect(*addr).unwrap();
     for fen in FENS {
         let expected = tablebase.probe("chess", fen).unwrap().to_json();
-        // The same connection for every request (keep-alive); `+` for spaces as lichess's clients send them, and
-        // percent-escapes.
+        // The same connection for every request (keep-alive); `+` and `_` for spaces as lichess's clients send
+        // them, and percent-escapes.
         for target in [
             format!("/standard?fen={}", fen.replace(' ', "+")),
+            format!("/standard?fen={}", fen.replace(' ', "_")),
             format!("/standard?fen={}", escape(fen)),
             format!("/chess?fen={}", escape(fen)),
         ] {
