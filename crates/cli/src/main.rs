@@ -13,6 +13,8 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
 use retro_driver::generate::GenerateArgs;
+use retro_driver::plan::PlanArgs;
+use retro_driver::slurm::{StatusArgs, SubmitArgs};
 use retro_driver::verify::VerifyArgs;
 use retro_driver::{EngineArgs, json, parse_size};
 use retro_family::Flags;
@@ -44,6 +46,12 @@ enum Command {
     Grundy(grundy::GrundyArgs),
     /// The outcome of a sum of impartial graph games, and a winning move: `retro sum FILE:POS FILE:POS ...`.
     Sum(sum::SumArgs),
+    /// Every table a `generate` would build, in order, with its dependencies, index size, memory, disk needs and an
+    /// estimate of its time, before building any.
+    Plan(Plan),
+    /// Build the tables on a Slurm cluster, one job per table after the jobs of its sub-tables.
+    #[command(subcommand)]
+    Slurm(Slurm),
     /// Serve the tables over HTTP: lichess's tablebase API (`/standard?fen=FEN`, `/GAME?position=TEXT`, `/games`)
     /// and a page to explore them at `/`.
     Serve(Serve),
@@ -76,8 +84,93 @@ struct Generate {
     /// for `info`.
     #[arg(long)]
     census: bool,
+    /// Build only this table of the variant (by name, as `retro plan` lists them); the tables it depends on must be
+    /// in the directory already. What one job of `retro slurm submit` runs.
+    #[arg(long, value_name = "NAME")]
+    table: Option<String>,
     #[command(flatten)]
     engine: EngineArgs,
+}
+
+#[derive(Args, Debug)]
+struct Plan {
+    /// The game (see `retro games`).
+    game: String,
+    /// The variant, as `generate` takes it.
+    variant: Vec<String>,
+    /// Every variant up to N (chess: every material of 3 to N men).
+    #[arg(long, value_name = "N")]
+    all: Option<u32>,
+    /// Misère play (graph games).
+    #[arg(long)]
+    misere: bool,
+    /// The graph file is an edge list.
+    #[arg(long)]
+    edges: bool,
+    /// The memory budget of each build (default: half the RAM, or of the memory cgroup's limit).
+    #[arg(long, value_parser = parse_size, value_name = "SIZE")]
+    memory: Option<u64>,
+    /// The threads of each build (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Subcommand, Debug)]
+enum Slurm {
+    /// Submit one job per table (writing the batch scripts to DIR/slurm/), each after the jobs of the tables it
+    /// depends on; tables already in DIR are skipped, jobs still queued from an earlier submit are kept.
+    Submit(SlurmSubmit),
+    /// What is done, running, pending and failed of the jobs submitted for DIR.
+    Status(SlurmStatus),
+}
+
+#[derive(Args, Debug)]
+struct SlurmSubmit {
+    /// The game (see `retro games`).
+    game: String,
+    /// The variant, as `generate` takes it.
+    variant: Vec<String>,
+    /// Every variant up to N (chess: every material of 3 to N men).
+    #[arg(long, value_name = "N")]
+    all: Option<u32>,
+    /// Misère play (graph games).
+    #[arg(long)]
+    misere: bool,
+    /// The graph file is an edge list.
+    #[arg(long)]
+    edges: bool,
+    /// The tables directory, shared by every node.
+    #[arg(long)]
+    tables: PathBuf,
+    /// The Slurm partition of the jobs.
+    #[arg(long)]
+    partition: Option<String>,
+    /// The most memory one job asks for (default: half this machine's RAM); a table needing more in memory builds
+    /// out of core within it.
+    #[arg(long, value_parser = parse_size, value_name = "SIZE")]
+    memory: Option<u64>,
+    /// Cores per job (the threads of each build).
+    #[arg(long, default_value_t = 1)]
+    cpus: usize,
+    /// Only write the batch scripts and DIR/slurm/submit.sh, which submits them in order.
+    #[arg(long)]
+    dry_run: bool,
+    /// The retro binary the jobs run, where every node sees it (default: this one).
+    #[arg(long, value_name = "PATH")]
+    retro: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+struct SlurmStatus {
+    /// The tables directory given to `retro slurm submit`.
+    #[arg(long)]
+    tables: PathBuf,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args, Debug)]
@@ -192,8 +285,43 @@ fn main() -> ExitCode {
             },
             compact: g.compact,
             census: g.census,
+            table: g.table,
             engine: g.engine,
         }),
+        Command::Plan(p) => retro_driver::plan::plan(&PlanArgs {
+            game: p.game,
+            variant: p.variant,
+            all: p.all,
+            flags: Flags {
+                misere: p.misere,
+                edges: p.edges,
+            },
+            memory: p.memory,
+            threads: p.threads,
+            json: p.json,
+        }),
+        Command::Slurm(Slurm::Submit(s)) => retro_driver::slurm::submit(&SubmitArgs {
+            variant: s.variant,
+            all: s.all,
+            flags: Flags {
+                misere: s.misere,
+                edges: s.edges,
+            },
+            partition: s.partition,
+            memory: s.memory,
+            cpus: s.cpus,
+            dry_run: s.dry_run,
+            retro: s.retro,
+            ..SubmitArgs::new(&s.game, &s.tables)
+        })
+        .map(|_| ()),
+        Command::Slurm(Slurm::Status(s)) => retro_driver::slurm::status(&StatusArgs {
+            tables: s.tables,
+            json: s.json,
+            squeue: "squeue".into(),
+            sacct: "sacct".into(),
+        })
+        .map(|_| ()),
         Command::Probe(p) => retro_driver::probe::probe(&p.tables, &p.game, &p.position, p.json),
         Command::Info(i) => retro_driver::info::info(&i.tables, &i.game, &i.variant, i.json),
         Command::Verify(v) => retro_driver::verify::verify(

@@ -36,6 +36,9 @@ pub struct GenerateArgs {
     pub compact: bool,
     /// After the tables, count the positions reachable from the start.
     pub census: bool,
+    /// Build this table of the variant's DAG alone (by name); the tables it depends on must be in the directory.
+    /// One job of a cluster builds one table so.
+    pub table: Option<String>,
     pub engine: EngineArgs,
 }
 
@@ -50,19 +53,7 @@ impl Visit for Generate<'_> {
     type Output = Result<()>;
     fn visit<F: Family>(self, family: &F) -> Result<()> {
         let args = self.0;
-        let variants = match args.all {
-            Some(n) => {
-                if !args.variant.is_empty() {
-                    return Err(anyhow!("give a variant or --all N, not both"));
-                }
-                family.all(n).map_err(anyhow::Error::msg)?
-            }
-            None => vec![
-                family
-                    .parse_variant(&args.variant, &args.flags)
-                    .map_err(anyhow::Error::msg)?,
-            ],
-        };
+        let variants = crate::plan::variants(family, &args.variant, args.all, &args.flags)?;
         std::fs::create_dir_all(&args.out)
             .with_context(|| format!("cannot create {}", args.out.display()))?;
         with_threads(args.engine.threads, || -> Result<()> {
@@ -106,8 +97,23 @@ pub fn build_order<F: Family>(family: &F, variants: &[F::Variant]) -> Vec<F::Tab
 
 fn build_all<F: Family>(family: &F, variants: &[F::Variant], args: &GenerateArgs) -> Result<()> {
     let game = family.about().name;
-    let order = build_order(family, variants);
-    let asked: Vec<F::Table> = variants.iter().flat_map(|v| family.tables(v)).collect();
+    let mut order = build_order(family, variants);
+    let mut asked: Vec<F::Table> = variants.iter().flat_map(|v| family.tables(v)).collect();
+    if let Some(only) = &args.table {
+        let table = order
+            .iter()
+            .find(|t| family.table_name(t) == *only)
+            .cloned()
+            .ok_or_else(|| {
+                let names: Vec<String> = order.iter().map(|t| family.table_name(t)).collect();
+                anyhow!(
+                    "{game} has no table {only} in what was asked (its tables: {})",
+                    names.join(" ")
+                )
+            })?;
+        order = vec![table.clone()];
+        asked = vec![table];
+    }
     let starts: Vec<F::Position> = variants.iter().filter_map(|v| family.start(v)).collect();
     let disk = Directory::open(family, &args.out)?;
     let mut held: HashMap<F::Table, Box<dyn Values>> = HashMap::new();

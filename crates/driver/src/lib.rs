@@ -9,6 +9,8 @@
 //! - [`info`]: a table's header, sizes and histogram, or a variant's totals, with the start and the census;
 //! - [`verify`]: every checksum, and the engine's certificate over every table of a variant;
 //! - [`census`]: the positions reachable from a start, folded and unfolded, with their outcomes;
+//! - [`plan`]: every table a `generate` would build, with its memory, disk and time, before building any;
+//! - [`slurm`]: the tables of a variant as Slurm jobs, one per table, each after its sub-tables' jobs;
 //! - [`registry`]: the families by name, one line each.
 //!
 //! The engine's hot loops stay generic over the concrete game: the registry hands each command the family's own
@@ -21,9 +23,11 @@ pub mod directory;
 pub mod generate;
 pub mod info;
 pub mod json;
+pub mod plan;
 pub mod probe;
 pub mod read;
 pub mod registry;
+pub mod slurm;
 pub mod value;
 pub mod verify;
 

@@ -132,3 +132,77 @@ fn positions_with_en_passant_rights_are_searched() {
         Err(e) => panic!("{e}"),
     }
 }
+
+#[test]
+fn one_table_of_a_dag_builds_alone_once_its_sub_tables_are_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_path_buf();
+    let only = |table: &str| {
+        generate(&GenerateArgs {
+            game: "chess".into(),
+            variant: vec!["KPvK".into()],
+            out: out.clone(),
+            table: Some(table.into()),
+            engine: EngineArgs {
+                threads: Some(2),
+                quiet: true,
+                ..Default::default()
+            },
+            ..Default::default()
+        })
+    };
+    let present = |name: &str| out.join("chess").join(format!("{name}.rdst")).exists();
+    // KPvK reads the tables of its promotions: without them it is refused, and nothing is written.
+    let error = format!("{:#}", only("KPvK").unwrap_err());
+    assert!(
+        error.contains("is missing or unreadable") && !error.contains('\n'),
+        "{error}"
+    );
+    assert!(!present("KPvK"));
+    let error = format!("{:#}", only("KRvKR").unwrap_err());
+    assert!(
+        error.contains("has no table KRvKR in what was asked (its tables: "),
+        "{error}"
+    );
+    // A sub-table of the variant builds alone, and nothing else.
+    only("KQvK").unwrap();
+    assert!(present("KQvK") && !present("KRvK") && !present("KPvK"));
+    for name in ["KRvK", "KBvK", "KNvK", "KPvK"] {
+        only(name).unwrap();
+    }
+    // The same bytes as the whole DAG built in one run.
+    let whole = tempfile::tempdir().unwrap();
+    generate(&GenerateArgs {
+        game: "chess".into(),
+        variant: vec!["KPvK".into()],
+        out: whole.path().to_path_buf(),
+        engine: EngineArgs {
+            threads: Some(1),
+            quiet: true,
+            ..Default::default()
+        },
+        ..Default::default()
+    })
+    .unwrap();
+    for name in ["KQvK", "KRvK", "KBvK", "KNvK", "KPvK"] {
+        for ext in ["rwdl", "rdst"] {
+            let file = format!("{name}.{ext}");
+            assert_eq!(
+                std::fs::read(out.join("chess").join(&file)).unwrap(),
+                std::fs::read(whole.path().join("chess").join(&file)).unwrap(),
+                "{file}"
+            );
+        }
+    }
+    // A table already there is kept: the job of a requeued or repeated submission ends at once.
+    let before = std::fs::metadata(out.join("chess/KPvK.rdst"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    only("KPvK").unwrap();
+    let after = std::fs::metadata(out.join("chess/KPvK.rdst"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    assert_eq!(before, after);
+}

@@ -129,6 +129,26 @@ pub enum EngineError {
     Interrupted,
 }
 
+/// What a build of a game will take, known before it starts: what `retro plan` reports and a scheduler's memory
+/// request is set from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Estimate {
+    /// The engine's peak for a build in memory: its arrays and its schedule.
+    pub in_memory_bytes: u64,
+    /// Whether the budget sends the build out of core, slice by slice through a work directory.
+    pub sliced: bool,
+    /// The slices of an out-of-core build (0 in memory).
+    pub slices: u64,
+    /// The scratch files of an out-of-core build in the work directory (0 in memory).
+    pub scratch_bytes: u64,
+}
+
+/// What a build of `game` under `options` will take, from the same figures the solve decides by (so that the two
+/// cannot disagree). Only `options.convention` and `options.memory` matter.
+pub fn estimate<G: Game>(game: &G, options: &SolveOptions) -> Estimate {
+    solve::estimate(game, options)
+}
+
 /// Solves `game`: the value of every index.
 pub fn solve<G: Game>(game: &G, options: &SolveOptions) -> Result<Solution, EngineError> {
     solve::solve(game, options, &|_| {})

@@ -178,6 +178,15 @@ fn solve_in<G: Game>(
     sliced.dispatch(state)
 }
 
+/// The slices and the scratch bytes of an out-of-core build of `size` indices in cells of `bits` under `budget`.
+pub(crate) fn plan(size: u64, bits: u32, budget: u64) -> (u64, u64) {
+    let shift = slice_shift(size, bits, budget);
+    (
+        size.div_ceil(1 << shift).max(1),
+        disk_estimate(size, bits, budget),
+    )
+}
+
 /// The most bucket bytes one round of a generation writes: as much as the memory budget, at least 4 MiB. A
 /// generation whose updates take more is walked in several rounds, so the buckets never take more disk than this.
 fn round_bytes(budget: u64) -> u64 {

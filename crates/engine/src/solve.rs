@@ -59,6 +59,28 @@ pub fn solve<G: Game>(
     }
 }
 
+/// See [`crate::estimate`].
+pub(crate) fn estimate<G: Game>(game: &G, options: &SolveOptions) -> crate::Estimate {
+    let size = game.size();
+    let budget = options.memory.unwrap_or_else(crate::memory::default_budget);
+    let bits = start_bits(game.max_moves(), game.longest_exit()).unwrap_or(32);
+    let in_memory_bytes =
+        footprint(size, bits).saturating_add(schedule_estimate(game, options.convention));
+    if in_memory_bytes <= budget {
+        return crate::Estimate {
+            in_memory_bytes,
+            ..Default::default()
+        };
+    }
+    let (slices, scratch_bytes) = crate::sliced::plan(size, bits, budget);
+    crate::Estimate {
+        in_memory_bytes,
+        sliced: true,
+        slices,
+        scratch_bytes,
+    }
+}
+
 /// The width of the first cells: the narrowest whose counter holds every move of a position, plus the unit that an
 /// exit to a draw adds, and whose distances hold a win through the longest exit.
 pub(crate) fn start_bits(max_moves: u64, longest_exit: u32) -> Result<u32, EngineError> {

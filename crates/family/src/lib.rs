@@ -81,6 +81,28 @@ pub struct Blocks {
     pub wdl_level: Option<i32>,
 }
 
+/// What a family's builds were measured to do, for `retro plan`'s estimates of time and file sizes. The figures are
+/// of one thread of a 2-core machine of the kind CI uses, building in memory; a faster machine is faster, so an
+/// estimate is a guide within a small factor, not a promise.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rates {
+    /// Indices built per second by one thread: the whole `generate` of a table (solve and write) over its indices.
+    pub indices_per_second: f64,
+    /// Bytes of the written files (win/draw/loss and distances) per stored index.
+    pub file_bytes_per_index: f64,
+}
+
+impl Default for Rates {
+    /// Random graph games (`scripts/graph-bench.sh`): slower per index than a board game, whose moves are a few
+    /// shifts, and a larger file, whose values are less alike.
+    fn default() -> Self {
+        Rates {
+            indices_per_second: 1.0e6,
+            file_bytes_per_index: 1.0,
+        }
+    }
+}
+
 /// Where the value of a position is found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Location<T> {
@@ -283,6 +305,12 @@ pub trait Family: Sync + 'static {
     fn convention(&self, table: &Self::Table) -> PlayConvention {
         let _ = table;
         PlayConvention::Normal
+    }
+
+    /// The figures `retro plan` estimates a table's build time and file sizes from.
+    fn rates(&self, table: &Self::Table) -> Rates {
+        let _ = table;
+        Rates::default()
     }
 
     /// The table as the engine solves it; its exits read `sub`, which holds every table of
