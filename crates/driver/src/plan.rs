@@ -67,7 +67,20 @@ impl TablePlan {
     pub fn memory_request(&self, budget: u64) -> u64 {
         self.in_memory_bytes.min(budget)
     }
+
+    /// The least memory the build can have: the sub-tables it holds whole, and the engine's smallest budget.
+    pub fn minimum_bytes(&self) -> u64 {
+        self.sub_table_bytes.saturating_add(MIN_ENGINE_BUDGET)
+    }
+
+    /// Whether the build can run within `budget` at all.
+    pub fn fits(&self, budget: u64) -> bool {
+        self.minimum_bytes() <= budget
+    }
 }
+
+/// The smallest budget the plan gives the engine of a build (out of core, in many slices).
+pub const MIN_ENGINE_BUDGET: u64 = 64 << 20;
 
 /// A plan: the tables in build order, each after the tables it depends on.
 #[derive(Clone, Debug)]
@@ -279,7 +292,9 @@ pub fn plan_text(plan: &Plan) -> String {
         "table", "level", "indices", "memory", "sub", "build", "scratch", "files", "time"
     ));
     for t in &plan.tables {
-        let build = if t.engine.sliced {
+        let build = if !t.fits(plan.budget) {
+            format!("needs {}", human_bytes(t.minimum_bytes()))
+        } else if t.engine.sliced {
             format!("{} slices", t.engine.slices)
         } else {
             "in memory".to_string()
@@ -317,6 +332,20 @@ pub fn plan_text(plan: &Plan) -> String {
         .map(|t| t.engine.scratch_bytes)
         .max()
         .unwrap_or(0);
+    let unfit: Vec<&TablePlan> = plan
+        .tables
+        .iter()
+        .filter(|t| !t.fits(plan.budget))
+        .collect();
+    if let Some(largest) = unfit.iter().max_by_key(|t| t.minimum_bytes()) {
+        out.push_str(&format!(
+            "{} tables cannot build within {}: the sub-tables they read whole take more (the most, {}, needs {})\n",
+            unfit.len(),
+            human_bytes(plan.budget),
+            largest.name,
+            human_bytes(largest.minimum_bytes())
+        ));
+    }
     out.push_str(&format!(
         "total: {indices} indices; {sliced} of {} tables out of core; largest memory request {}; scratch at most {}; \
          files {}; time {} one after the other, {} along the longest chain of dependencies (levels: {})\n",
@@ -340,7 +369,7 @@ pub fn plan_json(plan: &Plan) -> String {
             let deps: Vec<String> = t.dependencies.iter().map(|d| json::string(d)).collect();
             format!(
                 "{{\"name\":{},\"level\":{},\"dependencies\":[{}],\"indices\":{},\"stored\":{},\"memory_bytes\":{},\
-                 \"memory_request_bytes\":{},\"engine_bytes\":{},\"sub_table_bytes\":{},\"sliced\":{},\"slices\":{},\
+                 \"memory_request_bytes\":{},\"minimum_bytes\":{},\"fits\":{},\"engine_bytes\":{},\"sub_table_bytes\":{},\"sliced\":{},\"slices\":{},\
                  \"scratch_bytes\":{},\"file_bytes\":{},\"seconds\":{:.3}}}",
                 json::string(&t.name),
                 t.level,
@@ -349,6 +378,8 @@ pub fn plan_json(plan: &Plan) -> String {
                 t.stored,
                 t.in_memory_bytes,
                 t.memory_request(plan.budget),
+                t.minimum_bytes(),
+                t.fits(plan.budget),
                 t.engine.in_memory_bytes,
                 t.sub_table_bytes,
                 t.engine.sliced,

@@ -104,6 +104,16 @@ impl Visit for Submit<'_> {
         let variants = variants(family, &args.variant, args.all, &args.flags)?;
         let budget = args.memory.unwrap_or_else(retro_engine::default_budget);
         let plan = make_plan(family, &variants, budget, args.cpus)?;
+        if let Some(t) = plan.tables.iter().find(|t| !t.fits(budget)) {
+            bail!(
+                "{} {} cannot build within {}: the sub-tables it reads take {} (give --memory at least {})",
+                plan.game,
+                t.name,
+                human_bytes(budget),
+                human_bytes(t.sub_table_bytes),
+                human_bytes(t.minimum_bytes())
+            );
+        }
         std::fs::create_dir_all(&args.tables)
             .with_context(|| format!("cannot create {}", args.tables.display()))?;
         let dir = std::path::absolute(&args.tables)

@@ -10,7 +10,7 @@
 use std::fmt;
 
 use retro_family::{
-    About, Blocks, Family, Flags, Game, Index, Location, Node, Payloads, Played, SubTables,
+    About, Blocks, Family, Flags, Game, Index, Location, Node, Payloads, Played, Rates, SubTables,
 };
 
 use crate::board::{Board, MAX_SIDE, MIN_SIDE, Shape};
@@ -142,6 +142,14 @@ impl Family for ConnectFour {
         Blocks {
             wdl_level: large.then_some(LARGE_TIER_WDL_LEVEL),
             ..Blocks::default()
+        }
+    }
+
+    fn rates(&self, _: &Tier) -> Rates {
+        // 5x5, its 26 tiers (172 M indices): 33.6 s with 2 threads, 34.9 MB of files (2026-12-02).
+        Rates {
+            indices_per_second: 2.56e6,
+            file_bytes_per_index: 0.20,
         }
     }
 

@@ -5,7 +5,9 @@
 //! rank after its owner's move) are valued from the board ([`known_value`]). Moves are written in absolute squares:
 //! `b1b2` for a step (promotion is automatic), `C*b2` for a drop.
 
-use retro_family::{About, Family, Flags, Index, Location, Payloads, Played, SubTables, Value};
+use retro_family::{
+    About, Family, Flags, Index, Location, Payloads, Played, Rates, SubTables, Value,
+};
 
 use crate::analysis::{
     Counts, Reachable, Stop, check_positions, outside_table_counts, table_counts,
@@ -93,6 +95,14 @@ impl Family for Dobutsu {
                 ),
             ),
         ]
+    }
+
+    fn rates(&self, _: &Whole) -> Rates {
+        // The whole game (333 M indices): 78.1 s with 2 threads, 97.9 MB of files (2026-12-02).
+        Rates {
+            indices_per_second: 2.13e6,
+            file_bytes_per_index: 0.29,
+        }
     }
 
     fn game<'a>(
