@@ -1,0 +1,119 @@
+//! The bytes of a few small tables, pinned: a change of the engine, the writer or a game that alters a table —
+//! even one that keeps every value, such as a new order of compression — fails here, and must be explained (and the
+//! pins renewed) rather than slip through. Each table is built with one thread and with two, which must agree.
+//!
+//! A pin is the checksum of FORMAT.md (`retro_probe::checksum`) of the whole file.
+
+use std::path::Path;
+
+use retro_driver::EngineArgs;
+use retro_driver::generate::{GenerateArgs, generate};
+use retro_family::Flags;
+use retro_probe::checksum::checksum;
+
+fn build(out: &Path, game: &str, variant: &str, flags: Flags, threads: usize) {
+    generate(&GenerateArgs {
+        game: game.into(),
+        variant: vec![variant.into()],
+        out: out.to_path_buf(),
+        flags,
+        engine: EngineArgs {
+            threads: Some(threads),
+            quiet: true,
+            ..Default::default()
+        },
+        ..Default::default()
+    })
+    .unwrap();
+}
+
+/// `GAME/NAME.EXT` and the checksum of its bytes, for every file written under `out`, in name order.
+fn sums(out: &Path) -> Vec<(String, u64)> {
+    let mut files = Vec::new();
+    for game in std::fs::read_dir(out).unwrap() {
+        let game = game.unwrap();
+        if !game.file_type().unwrap().is_dir() || game.file_name() == ".retro-work" {
+            continue;
+        }
+        for file in std::fs::read_dir(game.path()).unwrap() {
+            let file = file.unwrap();
+            let name = format!(
+                "{}/{}",
+                game.file_name().to_string_lossy(),
+                file.file_name().to_string_lossy()
+            );
+            files.push((name, checksum(&std::fs::read(file.path()).unwrap())));
+        }
+    }
+    files.sort();
+    files
+}
+
+#[test]
+fn small_tables_keep_their_bytes_whatever_the_threads() {
+    let graphs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../graph/data");
+    let random = tempfile::tempdir().unwrap();
+    let random_file = random.path().join("random.txt");
+    retro_graph::random::write_edges(
+        20_000,
+        2.5,
+        0.3,
+        7,
+        std::fs::File::create(&random_file).unwrap(),
+    )
+    .unwrap();
+    let mut built = Vec::new();
+    for threads in [1, 2] {
+        let dir = tempfile::tempdir().unwrap();
+        build(dir.path(), "chess", "KPvK", Flags::default(), threads);
+        build(dir.path(), "chess", "KQvKR", Flags::default(), threads);
+        for name in ["figure", "loopy"] {
+            let file = graphs.join(format!("{name}.txt"));
+            build(
+                dir.path(),
+                "graph",
+                &file.display().to_string(),
+                Flags::default(),
+                threads,
+            );
+        }
+        let edges = Flags {
+            edges: true,
+            misere: true,
+        };
+        build(
+            dir.path(),
+            "graph",
+            &random_file.display().to_string(),
+            edges,
+            threads,
+        );
+        built.push(sums(dir.path()));
+    }
+    assert_eq!(built[0], built[1], "one thread and two wrote other bytes");
+    let pinned: &[(&str, u64)] = &[
+        ("chess/KBvK.rdst", 0xe05e9af1b59f01b1),
+        ("chess/KBvK.rwdl", 0xabf9e147db194600),
+        ("chess/KNvK.rdst", 0x4b1e8dd0ad5d335d),
+        ("chess/KNvK.rwdl", 0x842a98671ecd8372),
+        ("chess/KPvK.rdst", 0xfa58a55aae201fcd),
+        ("chess/KPvK.rwdl", 0x79b327d2938ee9a6),
+        ("chess/KQvK.rdst", 0x5b5b54e4b1c47159),
+        ("chess/KQvK.rwdl", 0xc5695c3c666e577a),
+        ("chess/KQvKR.rdst", 0x471c4f68e68c7c76),
+        ("chess/KQvKR.rwdl", 0xeebb4587b2572ab8),
+        ("chess/KRvK.rdst", 0x4403aac2c046b047),
+        ("chess/KRvK.rwdl", 0x824bebda79e86578),
+        ("graph/figure.rdst", 0xe6705f5bb0bb7ac2),
+        ("graph/figure.rwdl", 0x40bb3e8d542ebef7),
+        ("graph/loopy.rdst", 0xf496b0df4c69f74b),
+        ("graph/loopy.rwdl", 0x3160f268412071ff),
+        ("graph/random.rdst", 0x5afa9728c1a25728),
+        ("graph/random.rwdl", 0x1d77beb08cb331de),
+    ];
+    let got: Vec<(&str, u64)> = built[0].iter().map(|(n, s)| (n.as_str(), *s)).collect();
+    assert_eq!(
+        got, pinned,
+        "the bytes of these tables changed: explain why, then pin the new checksums"
+    );
+}
