@@ -341,7 +341,8 @@ fn batch_script(job: &JobCommand, plan: &Plan, table: &TablePlan) -> String {
     );
     // The table alone (its sub-tables are on disk: this job ran after theirs), within the job's memory, with a
     // work directory of its own so that a requeued run resumes from the last checkpoint. A table already present
-    // and sound is kept, and the job ends at once.
+    // and sound is kept, and the job ends at once. Not `--quiet`: the log then says how the build went out of core
+    // and from which generation a requeued run resumed (no progress bar is drawn without a terminal).
     let mut command = vec![quote_path(&job.retro), "generate".into(), quote(&job.game)];
     command.extend(job.selection.iter().map(|w| quote(w)));
     command.extend([
@@ -355,7 +356,6 @@ fn batch_script(job: &JobCommand, plan: &Plan, table: &TablePlan) -> String {
         plan.threads.to_string(),
         "--work".into(),
         quote_path(&job.dir.join(WORK_DIR).join(name)),
-        "--quiet".into(),
     ]);
     let _ = writeln!(s, "{}", command.join(" "));
     let _ = writeln!(s, "status=$?");

@@ -76,7 +76,7 @@ fn a_batch_script_asks_for_the_plan_and_builds_its_table_alone() {
         "#SBATCH --open-mode=append".into(),
         format!(
             "/opt/retro/bin/retro generate chess KQvKR --out {dir} --table KQvKR --memory {mib}M --threads 2 \
-             --work {dir}/.retro-work/KQvKR --quiet"
+             --work {dir}/.retro-work/KQvKR"
         ),
         "# It reads the tables KQvK KRvK: it runs after their jobs succeed (--dependency=afterok, given at \
          submission)."
