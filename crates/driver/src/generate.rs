@@ -234,25 +234,7 @@ fn build_one<F: Family>(
         }
     }
     let size = family.stored(&game);
-    let blocks = family.blocks(table);
-    let defaults = if args.compact {
-        WriteOptions::compact()
-    } else {
-        WriteOptions::default()
-    };
-    let options = WriteOptions {
-        wdl_block_values: blocks.wdl_values.unwrap_or(defaults.wdl_block_values),
-        wdl_level: match blocks.wdl_level {
-            Some(level) if !args.compact => level,
-            _ => defaults.wdl_level,
-        },
-        large_table: if blocks.fast_distances {
-            0
-        } else {
-            defaults.large_table
-        },
-        ..defaults
-    };
+    let options = write_options(family, table, args.compact);
     let payload = family.payload(table);
     let side_of = family.side_of(table);
     let spec = TableSpec {
@@ -291,6 +273,30 @@ fn build_one<F: Family>(
     );
     print_written(&written, positions);
     Ok(solution)
+}
+
+/// How a table's files are written: the writer's defaults (or its smallest files, `compact`) with the family's
+/// choices of blocks and levels.
+pub fn write_options<F: Family>(family: &F, table: &F::Table, compact: bool) -> WriteOptions {
+    let blocks = family.blocks(table);
+    let defaults = if compact {
+        WriteOptions::compact()
+    } else {
+        WriteOptions::default()
+    };
+    WriteOptions {
+        wdl_block_values: blocks.wdl_values.unwrap_or(defaults.wdl_block_values),
+        wdl_level: match blocks.wdl_level {
+            Some(level) if !compact => level,
+            _ => defaults.wdl_level,
+        },
+        large_table: if blocks.fast_distances {
+            0
+        } else {
+            defaults.large_table
+        },
+        ..defaults
+    }
 }
 
 fn game_size<G: retro_family::Game>(game: &G) -> Index {
