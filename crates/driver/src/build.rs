@@ -18,9 +18,10 @@ pub struct EngineArgs {
     /// Worker threads (default: all cores). The result does not depend on it.
     #[cfg_attr(feature = "cli", arg(long))]
     pub threads: Option<usize>,
-    /// The most memory the engine's arrays and schedule (and the sub-tables a chess build holds for its exits) may
-    /// use, e.g. 512M or 16G (default: half the RAM, or half the memory cgroup's limit when that is lower). A
-    /// larger table is built slice by slice through the work directory.
+    /// The most memory the whole build may use, e.g. 512M or 16G: the sub-tables held for the exits, the table
+    /// writer and the process come off it, the engine takes the rest (default: half the RAM, or half the memory
+    /// cgroup's limit when that is lower). A table whose engine does not fit is built slice by slice through the
+    /// work directory.
     #[cfg_attr(feature = "cli", arg(long, value_parser = parse_size, value_name = "SIZE"))]
     pub memory: Option<u64>,
     /// Directory for scratch files and checkpoints. With it, a build that is killed resumes from its last
@@ -37,6 +38,10 @@ pub struct EngineArgs {
     /// For tests: the work directory's writes fail as on a full disk after this many bytes.
     #[cfg_attr(feature = "cli", arg(long, hide = true, value_name = "BYTES"))]
     pub test_disk_full_after: Option<u64>,
+    /// For tests: the engine's budget, whatever `--memory` says (the engine's own tests of many tiny slices, below
+    /// the least a whole build can be given).
+    #[cfg_attr(feature = "cli", arg(long, hide = true, value_name = "BYTES"))]
+    pub test_engine_memory: Option<u64>,
 }
 
 impl EngineArgs {

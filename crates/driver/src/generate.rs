@@ -208,8 +208,33 @@ fn build_one<F: Family>(
         sub.insert(d, values.as_ref());
     }
     let game = family.game(table, &sub).map_err(anyhow::Error::msg)?;
-    // The tables held for the exits share the memory budget with the engine.
-    let engine: EngineArgs = args.engine.reserving(sub.resident_bytes());
+    let size = family.stored(&game);
+    let options = write_options(family, table, args.compact);
+    // The budget bounds the whole process: the tables held for the exits, the writer and the process itself come
+    // off it, and the engine has the rest (see `budget`).
+    let budget = args
+        .engine
+        .memory
+        .unwrap_or_else(retro_engine::default_budget);
+    let share = match args.engine.test_engine_memory {
+        Some(engine) => crate::budget::Share {
+            engine,
+            writer_threads: rayon::current_num_threads(),
+            overhead: 0,
+        },
+        None => crate::budget::share(
+            budget,
+            sub.resident_bytes(),
+            size,
+            rayon::current_num_threads(),
+            &options,
+        )
+        .with_context(|| format!("cannot build {game_word} {name}"))?,
+    };
+    let engine = EngineArgs {
+        memory: Some(share.engine),
+        ..args.engine.clone()
+    };
     let solution = engine.solve(
         &game,
         family.convention(table),
@@ -233,8 +258,6 @@ fn build_one<F: Family>(
             params.push(("startpos_value".into(), value.to_string()));
         }
     }
-    let size = family.stored(&game);
-    let options = write_options(family, table, args.compact);
     let payload = family.payload(table);
     let side_of = family.side_of(table);
     let spec = TableSpec {
@@ -247,7 +270,14 @@ fn build_one<F: Family>(
         payload: &payload,
         options,
     };
-    let written = write_table(&args.out, &spec, |i| solution.value(i))?;
+    // Fewer writer threads than the build's when the budget is short: the bytes written are the same.
+    let written = if share.writer_threads < rayon::current_num_threads() {
+        with_threads(Some(share.writer_threads), || {
+            write_table(&args.out, &spec, |i| solution.value(i))
+        })??
+    } else {
+        write_table(&args.out, &spec, |i| solution.value(i))?
+    };
     let total = written.meta.total();
     let longest = [total.longest_win, total.longest_loss]
         .into_iter()

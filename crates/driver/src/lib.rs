@@ -16,6 +16,7 @@
 //! The engine's hot loops stay generic over the concrete game: the registry hands each command the family's own
 //! type, so nothing here goes through dynamic dispatch per position.
 
+pub mod budget;
 pub mod build;
 pub mod census;
 pub mod dense;

@@ -15,8 +15,9 @@ use anyhow::{Result, anyhow};
 use retro_engine::{Estimate, SolveOptions};
 use retro_family::{Family, Flags, Game, Index, Rates, SubTables, Value, Values};
 
+use crate::budget::reserved_overhead;
 use crate::dense::DenseValues;
-use crate::generate::build_order;
+use crate::generate::{build_order, write_options};
 use crate::json;
 use crate::registry::{Visit, visit};
 
@@ -51,7 +52,12 @@ pub struct TablePlan {
     pub stored: Index,
     /// The sub-tables the build holds in memory for its exits (read whole from the directory).
     pub sub_table_bytes: u64,
-    /// The whole build's memory when it runs in memory: the engine's arrays and schedule, and the sub-tables.
+    /// What the table writer and the process itself take besides ([`crate::budget::reserved_overhead`]).
+    pub overhead_bytes: u64,
+    /// The same with the writer on one thread, as a short budget has it write.
+    pub least_overhead_bytes: u64,
+    /// The whole build's memory when it runs in memory: the engine's arrays and schedule, the sub-tables, the
+    /// writer and the process.
     pub in_memory_bytes: u64,
     /// What the engine's estimate says under the budget.
     pub engine: Estimate,
@@ -68,9 +74,12 @@ impl TablePlan {
         self.in_memory_bytes.min(budget)
     }
 
-    /// The least memory the build can have: the sub-tables it holds whole, and the engine's smallest budget.
+    /// The least memory the build can have: the sub-tables it holds whole, the writer and the process, and the
+    /// engine's smallest budget.
     pub fn minimum_bytes(&self) -> u64 {
-        self.sub_table_bytes.saturating_add(MIN_ENGINE_BUDGET)
+        self.sub_table_bytes
+            .saturating_add(self.least_overhead_bytes)
+            .saturating_add(crate::budget::ENGINE_MINIMUM)
     }
 
     /// Whether the build can run within `budget` at all.
@@ -78,9 +87,6 @@ impl TablePlan {
         self.minimum_bytes() <= budget
     }
 }
-
-/// The smallest budget the plan gives the engine of a build (out of core, in many slices).
-pub const MIN_ENGINE_BUDGET: u64 = 64 << 20;
 
 /// A plan: the tables in build order, each after the tables it depends on.
 #[derive(Clone, Debug)]
@@ -203,14 +209,18 @@ pub fn make_plan<F: Family>(
             .iter()
             .map(|t| DenseValues::bytes_for(t.stored))
             .sum();
-        let options = SolveOptions {
-            convention: family.convention(table),
-            memory: Some(budget.saturating_sub(sub_table_bytes)),
-            ..Default::default()
-        };
-        let engine = retro_engine::estimate(&game, &options);
         let indices = game.size();
         let stored = family.stored(&game);
+        let writing = write_options(family, table, false);
+        let overhead_bytes = reserved_overhead(stored, threads, &writing);
+        let least_overhead_bytes = reserved_overhead(stored, 1, &writing);
+        let options = SolveOptions {
+            convention: family.convention(table),
+            memory: Some(budget.saturating_sub(sub_table_bytes.saturating_add(overhead_bytes))),
+            ..Default::default()
+        };
+        let engine = retro_engine::estimate(&game, &options)
+            .map_err(|e| anyhow!("{} {}: {e}", family.about().name, family.table_name(table)))?;
         let rates = family.rates(table);
         tables.push(TablePlan {
             name: family.table_name(table),
@@ -219,7 +229,12 @@ pub fn make_plan<F: Family>(
             indices,
             stored,
             sub_table_bytes,
-            in_memory_bytes: engine.in_memory_bytes.saturating_add(sub_table_bytes),
+            overhead_bytes,
+            least_overhead_bytes,
+            in_memory_bytes: engine
+                .in_memory_bytes
+                .saturating_add(sub_table_bytes)
+                .saturating_add(overhead_bytes),
             engine,
             file_bytes: (stored as f64 * rates.file_bytes_per_index) as u64,
             seconds: seconds(indices, &rates, threads, engine.sliced),
@@ -339,7 +354,8 @@ pub fn plan_text(plan: &Plan) -> String {
         .collect();
     if let Some(largest) = unfit.iter().max_by_key(|t| t.minimum_bytes()) {
         out.push_str(&format!(
-            "{} tables cannot build within {}: the sub-tables they read whole take more (the most, {}, needs {})\n",
+            "{} tables cannot build within {}: the sub-tables they read whole, the writer and the engine's least need \
+             more (the most, {}, needs {})\n",
             unfit.len(),
             human_bytes(plan.budget),
             largest.name,
@@ -369,7 +385,7 @@ pub fn plan_json(plan: &Plan) -> String {
             let deps: Vec<String> = t.dependencies.iter().map(|d| json::string(d)).collect();
             format!(
                 "{{\"name\":{},\"level\":{},\"dependencies\":[{}],\"indices\":{},\"stored\":{},\"memory_bytes\":{},\
-                 \"memory_request_bytes\":{},\"minimum_bytes\":{},\"fits\":{},\"engine_bytes\":{},\"sub_table_bytes\":{},\"sliced\":{},\"slices\":{},\
+                 \"memory_request_bytes\":{},\"minimum_bytes\":{},\"fits\":{},\"engine_bytes\":{},\"sub_table_bytes\":{},\"overhead_bytes\":{},\"sliced\":{},\"slices\":{},\
                  \"scratch_bytes\":{},\"file_bytes\":{},\"seconds\":{:.3}}}",
                 json::string(&t.name),
                 t.level,
@@ -382,6 +398,7 @@ pub fn plan_json(plan: &Plan) -> String {
                 t.fits(plan.budget),
                 t.engine.in_memory_bytes,
                 t.sub_table_bytes,
+                t.overhead_bytes,
                 t.engine.sliced,
                 t.engine.slices,
                 t.engine.scratch_bytes,

@@ -106,11 +106,13 @@ impl Visit for Submit<'_> {
         let plan = make_plan(family, &variants, budget, args.cpus)?;
         if let Some(t) = plan.tables.iter().find(|t| !t.fits(budget)) {
             bail!(
-                "{} {} cannot build within {}: the sub-tables it reads take {} (give --memory at least {})",
+                "{} {} cannot build within {}: the sub-tables it reads take {}, the writer and the process {} \
+                 (give --memory at least {})",
                 plan.game,
                 t.name,
                 human_bytes(budget),
                 human_bytes(t.sub_table_bytes),
+                human_bytes(t.least_overhead_bytes),
                 human_bytes(t.minimum_bytes())
             );
         }

@@ -170,11 +170,12 @@ fn the_planned_memory_bounds_the_engines_estimate_with_the_real_sub_tables() {
             sub.insert(*d, values);
         }
         let game = Chess.game(&table, &sub).unwrap();
-        let real = retro_engine::estimate(&game, &retro_engine::SolveOptions::default());
+        let real = retro_engine::estimate(&game, &retro_engine::SolveOptions::default()).unwrap();
         let held: u64 = dense.iter().map(retro_family::Values::resident_bytes).sum();
         assert_eq!(planned.indices, game.size(), "{material}");
         assert_eq!(planned.sub_table_bytes, held, "{material}");
-        let planned_engine = planned.in_memory_bytes - planned.sub_table_bytes;
+        let planned_engine =
+            planned.in_memory_bytes - planned.sub_table_bytes - planned.overhead_bytes;
         assert!(
             planned_engine >= real.in_memory_bytes && planned_engine <= 2 * real.in_memory_bytes,
             "{material}: planned {planned_engine}, with the real sub-tables {}",

@@ -129,24 +129,46 @@ pub enum EngineError {
     Interrupted,
 }
 
-/// What a build of a game will take, known before it starts: what `retro plan` reports and a scheduler's memory
-/// request is set from.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// What a build of a game will take, known before it starts: what [`solve`] decides from, computed by the same
+/// functions, so that a planner reading it and the build itself cannot disagree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Estimate {
-    /// The engine's peak for a build in memory: its arrays and its schedule.
+    /// The engine's expected peak for a build in memory: its arrays at the width they are expected to widen to,
+    /// and its schedule. The returned [`Solution`] keeps the cells (part of this) until it is dropped.
     pub in_memory_bytes: u64,
-    /// Whether the budget sends the build out of core, slice by slice through a work directory.
+    /// Whether the build goes out of core under `options.memory`: always with a work directory, and without one
+    /// when `in_memory_bytes` exceeds the budget (then [`solve`] says [`EngineError::NeedsWorkDir`]).
     pub sliced: bool,
     /// The slices of an out-of-core build (0 in memory).
     pub slices: u64,
-    /// The scratch files of an out-of-core build in the work directory (0 in memory).
+    /// The work directory's disk needs of an out-of-core build (0 in memory).
     pub scratch_bytes: u64,
 }
 
-/// What a build of `game` under `options` will take, from the same figures the solve decides by (so that the two
-/// cannot disagree). Only `options.convention` and `options.memory` matter.
-pub fn estimate<G: Game>(game: &G, options: &SolveOptions) -> Estimate {
-    solve::estimate(game, options)
+/// What a build of `game` with `options` will take (see [`Estimate`]). Samples a few thousand positions, as
+/// [`solve`] does before it starts; an error is one that [`solve`] would return at once.
+pub fn estimate<G: Game>(game: &G, options: &SolveOptions) -> Result<Estimate, EngineError> {
+    let size = game.size();
+    usize::try_from(size).map_err(|_| EngineError::TooLarge(size))?;
+    let budget = options.memory.unwrap_or_else(memory::default_budget);
+    let bits = solve::start_bits(game.max_moves(), game.longest_exit())?;
+    let in_memory_bytes = solve::in_memory_peak(
+        size,
+        bits,
+        solve::schedule_estimate(game, options.convention),
+    );
+    let sliced = options.work_dir.is_some() || in_memory_bytes > budget;
+    let (slices, scratch_bytes) = if sliced {
+        sliced::plan(size, bits, budget)
+    } else {
+        (0, 0)
+    };
+    Ok(Estimate {
+        in_memory_bytes,
+        sliced,
+        slices,
+        scratch_bytes,
+    })
 }
 
 /// Solves `game`: the value of every index.

@@ -178,15 +178,6 @@ fn solve_in<G: Game>(
     sliced.dispatch(state)
 }
 
-/// The slices and the scratch bytes of an out-of-core build of `size` indices in cells of `bits` under `budget`.
-pub(crate) fn plan(size: u64, bits: u32, budget: u64) -> (u64, u64) {
-    let shift = slice_shift(size, bits, budget);
-    (
-        size.div_ceil(1 << shift).max(1),
-        disk_estimate(size, bits, budget),
-    )
-}
-
 /// The most bucket bytes one round of a generation writes: as much as the memory budget, at least 4 MiB. A
 /// generation whose updates take more is walked in several rounds, so the buckets never take more disk than this.
 fn round_bytes(budget: u64) -> u64 {
@@ -204,6 +195,13 @@ fn disk_estimate(size: u64, bits: u32, budget: u64) -> u64 {
         .saturating_add(size.saturating_mul(2))
         .saturating_add(round_bytes(budget))
         .saturating_add(1 << 20)
+}
+
+/// The slices of an out-of-core build of `size` indices starting with cells of `bits` bits, and its disk needs
+/// ([`disk_estimate`]), as the build will choose them: for [`crate::estimate`].
+pub(crate) fn plan(size: u64, bits: u32, budget: u64) -> (u64, u64) {
+    let shift = slice_shift(size, bits, budget);
+    (size.div_ceil(1 << shift), disk_estimate(size, bits, budget))
 }
 
 /// Bytes free for an unprivileged user on the file system of `dir`.

@@ -42,7 +42,8 @@ pub fn solve<G: Game>(
     if let Some(dir) = &options.work_dir {
         return crate::sliced::solve(game, options, dir, budget, bits, progress);
     }
-    let needed = footprint(size, bits).saturating_add(schedule_estimate(game, options.convention));
+    let schedule = schedule_estimate(game, options.convention);
+    let needed = in_memory_peak(size, bits, schedule);
     if needed > budget {
         return Err(EngineError::NeedsWorkDir { needed, budget });
     }
@@ -51,33 +52,13 @@ pub fn solve<G: Game>(
         convention: options.convention,
         backing: Backing::Memory,
         progress,
+        budget,
+        schedule,
     };
     match bits {
         8 => context.start::<W8>(),
         16 => context.start::<W16>(),
         _ => context.start::<W32>(),
-    }
-}
-
-/// See [`crate::estimate`].
-pub(crate) fn estimate<G: Game>(game: &G, options: &SolveOptions) -> crate::Estimate {
-    let size = game.size();
-    let budget = options.memory.unwrap_or_else(crate::memory::default_budget);
-    let bits = start_bits(game.max_moves(), game.longest_exit()).unwrap_or(32);
-    let in_memory_bytes =
-        footprint(size, bits).saturating_add(schedule_estimate(game, options.convention));
-    if in_memory_bytes <= budget {
-        return crate::Estimate {
-            in_memory_bytes,
-            ..Default::default()
-        };
-    }
-    let (slices, scratch_bytes) = crate::sliced::plan(size, bits, budget);
-    crate::Estimate {
-        in_memory_bytes,
-        sliced: true,
-        slices,
-        scratch_bytes,
     }
 }
 
@@ -105,6 +86,38 @@ pub(crate) fn start_bits(max_moves: u64, longest_exit: u32) -> Result<u32, Engin
 pub(crate) fn footprint(size: u64, bits: u32) -> u64 {
     size.saturating_mul(u64::from(bits) / 8)
         .saturating_add(size / 8 * 3)
+}
+
+/// Cells copied per band when they widen (see [`widen`]): the narrow cells of one band are given back only once it
+/// is copied, so widening holds the wide array and one band of narrow cells.
+const WIDEN_BAND: usize = 1 << 24;
+
+/// The widest cells an in-memory build starting with cells of `bits` bits is expected to reach. Eight-bit cells hold
+/// distances up to 63 plies only, which many tables pass (every five-man chess table with a long mate), so they are
+/// counted widened once; sixteen-bit cells hold 16 382 plies, which no table seen so far approaches: a build that
+/// goes further checks the budget again before it widens (see `Context::run`).
+fn expected_bits(bits: u32) -> u32 {
+    bits.max(16)
+}
+
+/// The bytes the in-memory engine is expected to take at its peak for `size` indices, starting with cells of `bits`
+/// bits and with `schedule` bytes scheduled ([`schedule_estimate`]): the arrays at the width they are expected to
+/// reach ([`expected_bits`]), the band of narrow cells held while they widen, and the schedule. Both the choice
+/// between memory and slices and [`crate::estimate`] use it.
+pub(crate) fn in_memory_peak(size: u64, bits: u32, schedule: u64) -> u64 {
+    let widest = expected_bits(bits);
+    footprint(size, widest)
+        .saturating_add(widening_band(size, bits, widest))
+        .saturating_add(schedule)
+}
+
+/// The narrow cells still held while cells of `bits` bits widen to `widest` (nothing when they do not widen).
+fn widening_band(size: u64, bits: u32, widest: u32) -> u64 {
+    if widest > bits {
+        size.min(WIDEN_BAND as u64) * u64::from(bits) / 8
+    } else {
+        0
+    }
 }
 
 /// Positions sampled by [`schedule_estimate`].
@@ -148,6 +161,10 @@ struct Context<'a, G> {
     convention: PlayConvention,
     backing: Backing,
     progress: &'a (dyn Fn(&Progress) + Sync),
+    /// The memory budget, checked again before cells widen beyond what [`in_memory_peak`] counted.
+    budget: u64,
+    /// The schedule's expected bytes ([`schedule_estimate`]).
+    schedule: u64,
 }
 
 /// The engine between two generations.
@@ -239,9 +256,28 @@ impl<G: Game> Context<'_, G> {
     fn start<W: Width>(&self) -> Result<Solution, EngineError> {
         match self.initialise::<W>()? {
             Some(run) => self.run(run),
-            None if W::BITS < W::Wider::BITS => self.start::<W::Wider>(),
+            None if W::BITS < W::Wider::BITS => {
+                self.check_wider::<W>(self.game.size())?;
+                self.start::<W::Wider>()
+            }
             None => Err(EngineError::TooDeep),
         }
+    }
+
+    /// Whether cells of `size` indices may widen from `W` within the budget: when the wider cells take more than
+    /// [`in_memory_peak`] counted before the build started, the build stops (and the caller builds out of core)
+    /// rather than outgrow the budget and be killed by a memory limit set from it.
+    fn check_wider<W: Width>(&self, size: u64) -> Result<(), EngineError> {
+        let needed = footprint(size, W::Wider::BITS)
+            .saturating_add(widening_band(size, W::BITS, W::Wider::BITS))
+            .saturating_add(self.schedule);
+        if needed > self.budget {
+            return Err(EngineError::NeedsWorkDir {
+                needed,
+                budget: self.budget,
+            });
+        }
+        Ok(())
     }
 
     fn initialise<W: Width>(&self) -> Result<Option<Run<W>>, EngineError> {
@@ -334,6 +370,7 @@ impl<G: Game> Context<'_, G> {
                 if W::BITS == W::Wider::BITS {
                     return Err(EngineError::TooDeep);
                 }
+                self.check_wider::<W>(run.cells.len() as u64)?;
                 return self.run(widen::<W>(run)?);
             }
             run.resolved += run.frontier.len();

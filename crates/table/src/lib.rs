@@ -16,7 +16,7 @@
 
 mod write;
 
-pub use write::{TableSpec, WriteError, WriteOptions, Written, write_table};
+pub use write::{TableSpec, WriteError, WriteOptions, Written, write_table, zstd_context_bytes};
 
 #[cfg(test)]
 mod tests;

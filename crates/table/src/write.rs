@@ -103,6 +103,48 @@ impl WriteOptions {
         }
     }
 
+    /// The most memory the writer is expected to take for a table of `size` indices written by `threads` threads,
+    /// on top of the values it is given: per thread, the larger of what compressing a block takes (its zstd
+    /// contexts, sized for the block as [`zstd_context_bytes`] measures them, the block's codes, their layouts and
+    /// the compressed results) and what reading one back takes (the decoded block and its values); plus the
+    /// compressed blocks of a batch waiting to be written in order, for both files at once. Distance codes are
+    /// counted at four bytes, the widest, since the longest distance is not known before the table is solved.
+    /// The bytes written do not depend on `threads`, so a build short of memory can write with fewer.
+    pub fn peak_bytes(&self, size: Index, threads: usize) -> u64 {
+        let threads = threads.max(1) as u64;
+        let (distance_values, distance_level) = self.distance_settings(size);
+        let wdl_values = u64::from(self.wdl_block_values).min(size.max(1));
+        let distance_values = u64::from(distance_values).min(size.max(1));
+        // WDL: one code byte a value, packed four to a byte; both layouts compressed for small blocks.
+        let wdl_raw = wdl_values;
+        let wdl_compress = zstd_context_bytes(self.wdl_level, wdl_raw / 4)
+            + zstd_context_bytes(PROXY_LEVEL, wdl_raw / 4)
+            + wdl_raw
+            + wdl_raw / 4 * 2
+            + if wdl_values as usize <= BYTES_LAYOUT_MAX_VALUES {
+                wdl_raw * 2
+            } else {
+                0
+            };
+        // Reading back: the decoded block and one outcome a value.
+        let wdl_read = wdl_raw / 4 + wdl_values * std::mem::size_of::<Outcome>() as u64;
+        let distance_raw = distance_values * 4;
+        let transposing = self.try_transposed && size <= self.large_table;
+        let distance_compress = zstd_context_bytes(distance_level, distance_raw)
+            + zstd_context_bytes(PROXY_LEVEL, distance_raw)
+            // The codes and the compressed block; transposed candidates and their quick compressions besides.
+            + distance_raw * if transposing { 5 } else { 2 };
+        let distance_read =
+            distance_raw + distance_values * std::mem::size_of::<Option<Value>>() as u64;
+        let per_thread = wdl_compress
+            .max(wdl_read)
+            .max(distance_compress)
+            .max(distance_read);
+        let waiting = batch_blocks(wdl_raw / 4, threads as usize) * wdl_raw / 4
+            + batch_blocks(distance_raw, threads as usize) * distance_raw;
+        per_thread * threads + waiting
+    }
+
     /// Values per block and zstd level of the distance file of a table of `size` indices.
     fn distance_settings(&self, size: Index) -> (u32, i32) {
         if size > self.large_table {
@@ -452,7 +494,11 @@ impl FileWriter<'_> {
         let mut lens = Vec::with_capacity(blocks as usize);
         let mut sums = Vec::with_capacity(blocks as usize);
         // Batches bound the memory held by compressed blocks waiting to be written in order.
-        let batch = 8 * rayon::current_num_threads() as u64;
+        let block_bytes = match self.encoding {
+            Encoding::Wdl2 => u64::from(self.block_values) / 4,
+            encoding => u64::from(self.block_values) * encoding.code_width() as u64,
+        };
+        let batch = batch_blocks(block_bytes, rayon::current_num_threads());
         let mut first = 0;
         while first < blocks {
             let last = (first + batch).min(blocks);
@@ -704,6 +750,32 @@ enum Transposed {
 enum Verdict {
     Ahead,
     Close,
+}
+
+/// The compressed bytes a batch of blocks may hold while they wait to be written in order, for each thread: enough
+/// blocks that a thread is rarely idle at a batch's end, few enough that large blocks do not pile up.
+const BATCH_BYTES_PER_THREAD: u64 = 4 << 20;
+
+/// The blocks of `block_bytes` (before compression) in one batch for `threads` threads: eight per thread for small
+/// blocks, fewer for large ones, at least one per thread. The bytes written do not depend on it.
+fn batch_blocks(block_bytes: u64, threads: usize) -> u64 {
+    let per_thread = (BATCH_BYTES_PER_THREAD / block_bytes.max(1)).clamp(1, 8);
+    per_thread * threads.max(1) as u64
+}
+
+/// The memory a zstd context of `level` takes once it has compressed blocks of `block_bytes`, with the compressed
+/// block, as measured with zstd 1.5.7 (resident bytes after compressing a block of each size: level 19, 18 MB for
+/// 1 MiB, 53 MB for 4 MiB, 88 MB for 8 MiB; level 12, 11 MB, 44 MB, 46 MB; levels 4 to 9, 11 to 14 MB; levels up
+/// to 3, 1 to 5 MB), rounded up: zstd sizes its tables from the level and the block's size.
+pub fn zstd_context_bytes(level: i32, block_bytes: u64) -> u64 {
+    let n = block_bytes.max(1 << 10).next_power_of_two();
+    match level {
+        ..=3 => (2 << 20) + n / 2 + n / 4,
+        4..=9 => (11 << 20) + n,
+        // Past 4 MiB the level's tables stop growing with the block: 44 MB at 4 MiB, 46 MB at 8 MiB.
+        10..=15 => ((1 << 20) + 11 * n).min((40 << 20) + n),
+        _ => (6 << 20) + 12 * n,
+    }
 }
 
 /// zstd level of the quick compressions that choose between candidate layouts.
