@@ -92,8 +92,9 @@ struct Generate {
     engine: EngineArgs,
 }
 
+/// The tables a plan or a submission covers: a variant's DAG, or every variant up to N.
 #[derive(Args, Debug)]
-struct Plan {
+struct TablesOf {
     /// The game (see `retro games`).
     game: String,
     /// The variant, as `generate` takes it.
@@ -107,6 +108,21 @@ struct Plan {
     /// The graph file is an edge list.
     #[arg(long)]
     edges: bool,
+}
+
+impl TablesOf {
+    fn flags(&self) -> Flags {
+        Flags {
+            misere: self.misere,
+            edges: self.edges,
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+struct Plan {
+    #[command(flatten)]
+    tables_of: TablesOf,
     /// The memory budget of each build (default: half the RAM, or of the memory cgroup's limit).
     #[arg(long, value_parser = parse_size, value_name = "SIZE")]
     memory: Option<u64>,
@@ -129,19 +145,8 @@ enum Slurm {
 
 #[derive(Args, Debug)]
 struct SlurmSubmit {
-    /// The game (see `retro games`).
-    game: String,
-    /// The variant, as `generate` takes it.
-    variant: Vec<String>,
-    /// Every variant up to N (chess: every material of 3 to N men).
-    #[arg(long, value_name = "N")]
-    all: Option<u32>,
-    /// Misère play (graph games).
-    #[arg(long)]
-    misere: bool,
-    /// The graph file is an edge list.
-    #[arg(long)]
-    edges: bool,
+    #[command(flatten)]
+    tables_of: TablesOf,
     /// The tables directory, shared by every node.
     #[arg(long)]
     tables: PathBuf,
@@ -289,30 +294,24 @@ fn main() -> ExitCode {
             engine: g.engine,
         }),
         Command::Plan(p) => retro_driver::plan::plan(&PlanArgs {
-            game: p.game,
-            variant: p.variant,
-            all: p.all,
-            flags: Flags {
-                misere: p.misere,
-                edges: p.edges,
-            },
+            flags: p.tables_of.flags(),
+            game: p.tables_of.game,
+            variant: p.tables_of.variant,
+            all: p.tables_of.all,
             memory: p.memory,
             threads: p.threads,
             json: p.json,
         }),
         Command::Slurm(Slurm::Submit(s)) => retro_driver::slurm::submit(&SubmitArgs {
-            variant: s.variant,
-            all: s.all,
-            flags: Flags {
-                misere: s.misere,
-                edges: s.edges,
-            },
+            flags: s.tables_of.flags(),
+            variant: s.tables_of.variant,
+            all: s.tables_of.all,
             partition: s.partition,
             memory: s.memory,
             cpus: s.cpus,
             dry_run: s.dry_run,
             retro: s.retro,
-            ..SubmitArgs::new(&s.game, &s.tables)
+            ..SubmitArgs::new(&s.tables_of.game, &s.tables)
         })
         .map(|_| ()),
         Command::Slurm(Slurm::Status(s)) => retro_driver::slurm::status(&StatusArgs {
