@@ -15,6 +15,7 @@
 
 use std::sync::OnceLock;
 
+use crate::divisor::Divisor;
 use crate::material::Material;
 use crate::position::Position;
 use crate::types::{Bitboard, Color, Piece, Role, Square};
@@ -211,6 +212,8 @@ struct Group {
     count: usize,
     /// Number of combinations of `count` squares: the digit's radix.
     radix: u64,
+    /// The radix, as a divisor.
+    radix_divisor: Divisor,
 }
 
 /// Which symmetries bring a king pair to canonical form, and the pair's number.
@@ -239,10 +242,14 @@ pub struct TableIndex {
     raw_pairs: &'static [KingPair],
     /// Product of the radices of the groups after each group: the weight of its digit.
     weights: Vec<u64>,
+    /// The same weights, as divisors.
+    weight_divisors: Vec<Divisor>,
     /// The group of each (colour, role), or `NO_GROUP`.
     slots: [[u8; 6]; 2],
     /// Product of the group radices: positions per king pair and side to move.
     per_pair: u64,
+    /// The same product, as a divisor.
+    per_pair_divisor: Divisor,
     half: u64,
     /// A symmetric material (`KRvKR`) stores White to move only: a Black-to-move position is numbered as its
     /// colour-flipped image, which has the same value.
@@ -260,18 +267,21 @@ impl TableIndex {
                 let count = material.count(color, *role) as usize;
                 if count > 0 {
                     let squares = if *role == Role::Pawn { 48 } else { 62 };
+                    let radix = BINOMIAL[squares][count];
                     groups.push(Group {
                         piece: Piece { color, role: *role },
                         count,
-                        radix: BINOMIAL[squares][count],
+                        radix,
+                        radix_divisor: Divisor::new(radix),
                     });
                 }
             }
         }
         let per_pair = groups.iter().map(|g| g.radix).product::<u64>();
-        let weights = (0..groups.len())
+        let weights: Vec<u64> = (0..groups.len())
             .map(|g| groups[g + 1..].iter().map(|h| h.radix).product())
             .collect();
+        let weight_divisors = weights.iter().map(|&w| Divisor::new(w)).collect();
         let mut slots = [[NO_GROUP; 6]; 2];
         for (g, group) in groups.iter().enumerate() {
             slots[group.piece.color.index()][group.piece.role.index()] = g as u8;
@@ -283,10 +293,12 @@ impl TableIndex {
             pawns,
             groups,
             weights,
+            weight_divisors,
             slots,
             pairs: &kings.pairs,
             raw_pairs: &kings.raw,
             per_pair,
+            per_pair_divisor: Divisor::new(per_pair),
             half,
             white_only: material.is_symmetric(),
         }
@@ -335,9 +347,8 @@ impl TableIndex {
         } else {
             Color::White
         };
-        let mut rest = index % self.half;
-        let pair = (rest / self.per_pair) as usize;
-        rest %= self.per_pair;
+        let (pair, mut rest) = self.per_pair_divisor.div_rem(self.within_side(index));
+        let pair = pair as usize;
         let (wk, bk) = self.pairs[pair];
         let (low_king, high_king) = if wk < bk {
             (wk.index(), bk.index())
@@ -350,11 +361,9 @@ impl TableIndex {
         let mut colors = [wk.bb().0, bk.bb().0];
         let [mut pawns, mut knights, mut bishops, mut rooks, mut queens] = [0u64; 5];
         // Digits are most significant first, in group order.
-        let mut divisor = self.per_pair;
-        for g in &self.groups {
-            divisor /= g.radix;
-            let mut code = rest / divisor;
-            rest %= divisor;
+        for (g, weight) in self.groups.iter().zip(&self.weight_divisors) {
+            let (mut code, remainder) = weight.div_rem(rest);
+            rest = remainder;
             // Unrank the combination: the largest a with C(a, i) <= code, for i = count down to 1.
             let mut top = if g.piece.role == Role::Pawn { 48 } else { 62 };
             let mut group = 0u64;
@@ -471,10 +480,11 @@ impl TableIndex {
     pub(crate) fn digits(&self, index: u64, pos: &Position) -> Digits {
         let (wk, bk) = (pos.king(Color::White), pos.king(Color::Black));
         let mut codes = [0; MAX_GROUPS];
-        let mut rest = index % self.per_pair;
+        let mut rest = self.per_pair_divisor.div_rem(self.within_side(index)).1;
         for g in (0..self.groups.len()).rev() {
-            codes[g] = rest % self.groups[g].radix;
-            rest /= self.groups[g].radix;
+            let (quotient, code) = self.groups[g].radix_divisor.div_rem(rest);
+            codes[g] = code;
+            rest = quotient;
         }
         Digits {
             turned: if index >= self.half {
@@ -518,7 +528,17 @@ impl TableIndex {
     /// The king-pair digit of an index: two indices with different digits have different king placements.
     #[inline]
     pub(crate) fn pair_of(&self, index: u64) -> u64 {
-        (index % self.half) / self.per_pair
+        self.per_pair_divisor.quotient(self.within_side(index))
+    }
+
+    /// The place of an index among those of its side to move (`index % half`, without a division).
+    #[inline(always)]
+    fn within_side(&self, index: u64) -> u64 {
+        if index >= self.half {
+            index - self.half
+        } else {
+            index
+        }
     }
 
     /// Whether the position at `index` is a legal position and `index` is its canonical number; returns it.

@@ -16,6 +16,7 @@
 
 pub mod analysis;
 pub mod attacks;
+mod divisor;
 pub mod ep;
 pub mod family;
 pub mod game;
