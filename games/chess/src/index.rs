@@ -246,9 +246,7 @@ pub struct TableIndex {
     weight_divisors: Vec<Divisor>,
     /// The group of each (colour, role), or `NO_GROUP`.
     slots: [[u8; 6]; 2],
-    /// Product of the group radices: positions per king pair and side to move.
-    per_pair: u64,
-    /// The same product, as a divisor.
+    /// Product of the group radices (positions per king pair and side to move), as a divisor.
     per_pair_divisor: Divisor,
     half: u64,
     /// A symmetric material (`KRvKR`) stores White to move only: a Black-to-move position is numbered as its
@@ -297,7 +295,6 @@ impl TableIndex {
             slots,
             pairs: &kings.pairs,
             raw_pairs: &kings.raw,
-            per_pair,
             per_pair_divisor: Divisor::new(per_pair),
             half,
             white_only: material.is_symmetric(),
