@@ -126,17 +126,18 @@ pub fn pawn(color: Color, sq: Square) -> Bitboard {
     Bitboard(PAWN[color.index()][sq.index()])
 }
 
+/// The squares a slider on `sq` attacks in direction `d`: up to and including the first man. Branch-free: a
+/// sentinel bit at the far corner (h8 for the directions that raise the square number, a1 for the others) stands
+/// for "no man", and the ray from that corner in that direction is empty, so nothing is cut off. (Whether a ray is
+/// blocked depends on the placement and is what a branch predictor guesses worst.)
 #[inline]
 fn ray(d: usize, sq: Square, occupied: Bitboard) -> u64 {
     let ray = RAYS[d][sq.index()];
     let blockers = ray & occupied.0;
-    if blockers == 0 {
-        return ray;
-    }
     let first = if d < 4 {
-        blockers.trailing_zeros()
+        (blockers | 1 << 63).trailing_zeros()
     } else {
-        63 - blockers.leading_zeros()
+        63 - (blockers | 1).leading_zeros()
     };
     ray ^ RAYS[d][first as usize]
 }
@@ -238,6 +239,14 @@ mod tests {
             }
         }
         set
+    }
+
+    #[test]
+    fn the_sentinel_corners_have_empty_rays() {
+        for d in 0..8 {
+            let corner = if d < 4 { 63 } else { 0 };
+            assert_eq!(RAYS[d][corner], 0, "direction {d}");
+        }
     }
 
     #[test]
