@@ -12,7 +12,7 @@ use bitvec::prelude::{BitSlice, Lsb0};
 use rayon::prelude::*;
 
 use crate::mapped::{Backing, MappedArray};
-use crate::schedule::Bucket;
+use crate::schedule::{Bucket, Schedule};
 
 /// Bits handled by one rayon task when walking a dense frontier.
 const WORDS_PER_TASK: usize = 256;
@@ -77,6 +77,7 @@ impl Frontier {
             added: 0,
             next_bits: next.bits(),
             flushed: &flushed,
+            deferred: Schedule::default(),
         };
         let collectors: Vec<Collector> = if self.dense {
             let words = self.words.as_slice();
@@ -108,12 +109,18 @@ impl Frontier {
                 local: c.local,
                 added: c.added,
                 flushed,
+                deferred: c.deferred,
             })
             .collect()
     }
 
-    /// Makes this (empty) frontier the union of what the collectors gathered.
-    pub fn absorb(&mut self, collectors: Vec<Gathered>) {
+    /// Makes this (empty) frontier the union of what the collectors gathered; returns the later values they
+    /// deferred, merged.
+    pub fn absorb(&mut self, mut collectors: Vec<Gathered>) -> Schedule {
+        let deferred = collectors
+            .iter_mut()
+            .map(|c| std::mem::take(&mut c.deferred))
+            .fold(Schedule::default(), Schedule::merge);
         debug_assert!(self.is_empty());
         let flushed = collectors.iter().any(|c| c.flushed);
         let len: u64 = collectors.iter().map(|c| c.added).sum();
@@ -135,6 +142,7 @@ impl Frontier {
             self.sparse.par_sort_unstable();
             self.dense = false;
         }
+        deferred
     }
 
     /// Sets the bit of `index` in an empty frontier that is being filled from outside a walk (the first frontier,
@@ -204,6 +212,7 @@ pub struct Gathered {
     local: Vec<u64>,
     added: u64,
     flushed: bool,
+    deferred: Schedule,
 }
 
 /// Gathers the positions one worker resolves for the next generation.
@@ -213,9 +222,18 @@ pub struct Collector<'a> {
     added: u64,
     next_bits: &'a BitSlice<AtomicU64, Lsb0>,
     flushed: &'a AtomicBool,
+    /// Positions resolved for a later generation than the next (a loss held up by an exit), kept per worker so that
+    /// no lock is taken for them.
+    deferred: Schedule,
 }
 
 impl Collector<'_> {
+    /// Schedules a position resolved for `generation`, later than the next.
+    #[inline]
+    pub fn defer(&mut self, generation: u32, index: u64) {
+        self.deferred.push(generation, index);
+    }
+
     /// Adds a newly resolved position. Each position is added at most once per generation.
     #[inline]
     pub fn push(&mut self, index: u64) {

@@ -8,6 +8,7 @@
 //! - `memory`: how much memory a build may use when not told;
 //! - `mapped`: memory-mapped arrays of atomics, anonymous or file-backed in a work directory;
 //! - `cell`: the packed per-position state, in 8, 16 or 32 bits, widened when distances grow;
+//! - `kernel`: what happens to one cell: its first state, and every update of a generation;
 //! - `schedule`: values known early (exits, terminal positions) waiting for their generation;
 //! - `frontier`: the positions resolved in one generation, as a bitmap or a list;
 //! - `solve`: initialisation and the generations, all in memory;
@@ -22,6 +23,7 @@
 mod cell;
 mod certificate;
 mod frontier;
+mod kernel;
 mod mapped;
 mod memory;
 mod packed;

@@ -15,8 +15,8 @@
 //! A generation *scatters* its frontier (read in chunks, `unmoves` in parallel, a chunk's bucket entries written
 //! while the next chunk is walked): an update of a resident slice is applied to its cells at once, the others go
 //! into one bucket per target slice; then it *applies* each bucket with
-//! its slice resident. Both go through the very cell transitions of the in-memory walk (`lost_successor`,
-//! `won_successor`); they do not depend on the order of the updates, so the result is bit-identical to the
+//! its slice resident. Both go through the very cell transitions of the in-memory walk (`kernel::update`); they
+//! do not depend on the order of the updates, so the result is bit-identical to the
 //! in-memory path. The next frontier of a slice is read off its cells afterwards: after
 //! generation `g` has been applied, the cells of the slice valued exactly `g + 1` are the positions resolved by
 //! the walk plus the scheduled values due at `g + 1` that still stand (every tentative value is scheduled at its
@@ -50,10 +50,10 @@ use rayon::prelude::*;
 use retro_game::{Game, Move, Node, PlayConvention};
 
 use crate::cell::{Cells, State, W8, W16, W32, Width};
+use crate::kernel::{Effect, Findings, Refuters, initial, update_either};
 use crate::mapped::Backing;
 use crate::packed;
 use crate::solution::{Report, Solution};
-use crate::solve::{Findings, Refuted, Refuters, initial, lost_successor, won_successor};
 use crate::{EngineError, Progress, SolveOptions};
 
 /// Every file of the engine in a work directory starts with this; nothing else there is touched.
@@ -1085,29 +1085,17 @@ impl<G: Game> Sliced<'_, G> {
                                 return;
                             };
                             let slot = &slots[slot];
-                            let changed = if !won {
-                                let now = lost_successor(&slot.cells, offset, g);
-                                if now {
-                                    out.resolved.push(p << 1 | 1);
-                                }
-                                now
-                            } else {
-                                let base = (slice as u64) << shift;
-                                let resists =
-                                    may_resist(&slot.refuters, refuting_exits, base, offset);
-                                match won_successor(game, &slot.cells, offset, p, g, resists) {
-                                    Refuted::Settled => false,
-                                    Refuted::Not => true,
-                                    Refuted::Now => {
-                                        out.resolved.push(p << 1);
-                                        true
-                                    }
-                                    Refuted::Later(floor) => {
-                                        out.deferred.push((slice, floor));
-                                        true
-                                    }
-                                }
-                            };
+                            let base = (slice as u64) << shift;
+                            let effect =
+                                update_either(won, game, &slot.cells, offset, p, g, || {
+                                    may_resist(&slot.refuters, refuting_exits, base, offset)
+                                });
+                            match effect {
+                                Effect::Resolved => out.resolved.push(p << 1 | u64::from(!won)),
+                                Effect::Deferred(floor) => out.deferred.push((slice, floor)),
+                                Effect::Settled | Effect::Counted => {}
+                            }
+                            let changed = effect.changed();
                             out.changed[slice] |= changed;
                         });
                         out
@@ -1224,26 +1212,16 @@ impl<G: Game> Sliced<'_, G> {
                             let entry = u32::from_ne_bytes(entry.try_into().expect("4 bytes"));
                             let offset = (entry >> 1) as usize;
                             let p = base + offset as u64;
-                            if entry & 1 == 0 {
-                                if lost_successor(cells, offset, g) {
-                                    changed = true;
-                                    now.push(p << 1 | 1);
-                                }
-                            } else {
-                                let resists = may_resist(refuters, refuting_exits, base, offset);
-                                match won_successor(game, cells, offset, p, g, resists) {
-                                    Refuted::Settled => {}
-                                    Refuted::Not => changed = true,
-                                    Refuted::Now => {
-                                        changed = true;
-                                        now.push(p << 1);
-                                    }
-                                    Refuted::Later(floor) => {
-                                        changed = true;
-                                        deferred.push(floor);
-                                    }
-                                }
+                            let won = entry & 1 == 1;
+                            let effect = update_either(won, game, cells, offset, p, g, || {
+                                may_resist(refuters, refuting_exits, base, offset)
+                            });
+                            match effect {
+                                Effect::Resolved => now.push(p << 1 | u64::from(!won)),
+                                Effect::Deferred(floor) => deferred.push(floor),
+                                Effect::Settled | Effect::Counted => {}
                             }
+                            changed |= effect.changed();
                             (changed, now, deferred)
                         },
                     )

@@ -14,15 +14,15 @@
 //! The result is the same whatever the number of threads or the order of work inside a generation: each cell's final
 //! value is determined by the generation that first reaches it, and all writes of one generation agree.
 
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use rayon::prelude::*;
-use retro_game::{Game, Node, Outcome, PlayConvention};
+use retro_game::{Game, PlayConvention};
 
 use crate::cell::{Cells, State, W8, W16, W32, Width};
 use crate::frontier::Frontier;
-use crate::mapped::{Backing, MappedArray};
+use crate::kernel::{Effect, Findings, Refuters, initial, update};
+use crate::mapped::Backing;
 use crate::schedule::Schedule;
 use crate::solution::Solution;
 use crate::{EngineError, Progress, SolveOptions};
@@ -182,75 +182,6 @@ struct Run<W: Width> {
     resolved: u64,
 }
 
-/// One bit per position: whether it has an exit into a win for the opponent, found at initialisation. A position
-/// without one has no loss floor, so emptying its counter loses it at once, without expanding it again.
-pub(crate) struct Refuters {
-    words: MappedArray<AtomicU64>,
-}
-
-impl Refuters {
-    pub(crate) fn new(size: u64, backing: &Backing) -> std::io::Result<Refuters> {
-        let words = usize::try_from(size.div_ceil(64)).map_err(std::io::Error::other)?;
-        Ok(Refuters {
-            words: MappedArray::new(words, backing, "refuters")?,
-        })
-    }
-
-    #[inline]
-    pub(crate) fn mark(&self, index: u64) {
-        self.words.as_slice()[(index / 64) as usize].fetch_or(1 << (index % 64), Ordering::Relaxed);
-    }
-
-    #[inline]
-    fn has(&self, index: u64) -> bool {
-        self.words.as_slice()[(index / 64) as usize].load(Ordering::Relaxed) & (1 << (index % 64))
-            != 0
-    }
-
-    /// The bits, 64 indices a word (index `i` is bit `i % 64` of word `i / 64`), for writing them to a file.
-    pub(crate) fn words(&self) -> impl Iterator<Item = u64> + '_ {
-        self.words
-            .as_slice()
-            .iter()
-            .map(|w| w.load(Ordering::Relaxed))
-    }
-}
-
-/// What one position's moves say before any generation is walked.
-#[derive(Default)]
-struct Summary {
-    inside: u64,
-    /// The fastest win through an exit: one more than the shortest exit into a loss.
-    exit_win: Option<u32>,
-    /// One more than the longest exit into a win: no loss of this position can come sooner.
-    loss_floor: u32,
-    refuting_exit: bool,
-    drawing_exit: bool,
-    moves: u64,
-}
-
-impl Summary {
-    fn of<G: Game>(game: &G, index: u64) -> (Node, Summary) {
-        let mut s = Summary::default();
-        let (node, inside) = game.count_moves(index, |v| {
-            s.moves += 1;
-            let back = v.back();
-            let plies = back.plies().unwrap_or(0);
-            match back.outcome() {
-                Outcome::Win => s.exit_win = Some(s.exit_win.map_or(plies, |w| w.min(plies))),
-                Outcome::Loss => {
-                    s.refuting_exit = true;
-                    s.loss_floor = s.loss_floor.max(plies);
-                }
-                Outcome::Draw => s.drawing_exit = true,
-            }
-        });
-        s.inside = inside;
-        s.moves += inside;
-        (node, s)
-    }
-}
-
 impl<G: Game> Context<'_, G> {
     /// Initialises cells of width `W` and runs; restarts wider if an exit's distance does not fit.
     fn start<W: Width>(&self) -> Result<Solution, EngineError> {
@@ -394,210 +325,30 @@ impl<G: Game> Context<'_, G> {
         let g = run.generation;
         let refuting_exits = run.refuting_exits;
         let refuters = &run.refuters;
-        let deferred = Mutex::new(Schedule::default());
-        let gathered = run
-            .frontier
-            .walk(&run.next, |v, next| match cells.state(v as usize) {
+        let may_resist = |p: u64| refuting_exits && refuters.has(p);
+        let gathered = run.frontier.walk(&run.next, |v, next| {
+            let mut record = |p: u64, effect: Effect| match effect {
+                Effect::Resolved => next.push(p),
+                Effect::Deferred(floor) => next.defer(floor, p),
+                Effect::Settled | Effect::Counted => {}
+            };
+            match cells.state(v as usize) {
                 State::Lost(_) => game.unmoves(v, |p| {
-                    if lost_successor(cells, p as usize, g) {
-                        next.push(p);
-                    }
+                    record(
+                        p,
+                        update::<false, _, _>(game, cells, p as usize, p, g, || false),
+                    )
                 }),
                 State::Won(_) => game.unmoves(v, |p| {
-                    let may_resist = refuting_exits && refuters.has(p);
-                    match won_successor(game, cells, p as usize, p, g, may_resist) {
-                        Refuted::Settled | Refuted::Not => {}
-                        Refuted::Now => next.push(p),
-                        Refuted::Later(floor) => deferred
-                            .lock()
-                            .expect("no panics while holding it")
-                            .push(floor, p),
-                    }
+                    let effect =
+                        update::<true, _, _>(game, cells, p as usize, p, g, || may_resist(p));
+                    record(p, effect)
                 }),
                 _ => debug_assert!(false, "frontier position {v} is not resolved"),
-            });
-        run.next.absorb(gathered);
-        let deferred = deferred.into_inner().expect("no panics while holding it");
+            }
+        });
+        let deferred = run.next.absorb(gathered);
         run.schedule = std::mem::take(&mut run.schedule).merge(deferred);
-    }
-}
-
-/// The state a position starts in, and what its moves revealed.
-pub(crate) struct Initial {
-    /// The first state of its cell; `None` when a known distance does not fit cells of this width.
-    pub state: Option<State>,
-    /// The position has more moves than the game's bound.
-    pub too_many: bool,
-    /// The position has an exit into a win for the opponent (so a loss of it may come later than its counter says).
-    pub refuting: bool,
-}
-
-/// What initialising many positions found, gathered from all threads at once.
-#[derive(Default)]
-pub(crate) struct Findings {
-    too_many: AtomicBool,
-    too_deep: AtomicBool,
-    refuting: AtomicBool,
-}
-
-impl Findings {
-    /// Records what initialising one position found; returns its cell's first state if it fits this width.
-    pub fn record(&self, initial: Initial) -> Option<State> {
-        if initial.too_many {
-            self.too_many.store(true, Ordering::Relaxed);
-        }
-        if initial.refuting {
-            self.refuting.store(true, Ordering::Relaxed);
-        }
-        if initial.state.is_none() {
-            self.too_deep.store(true, Ordering::Relaxed);
-        }
-        initial.state
-    }
-
-    /// `Ok(true)` when every position was initialised, `Ok(false)` when a distance needs wider cells, an error when
-    /// the game broke its bound on moves.
-    pub fn fits(&self, max_moves: u64) -> Result<bool, EngineError> {
-        if self.too_many.load(Ordering::Relaxed) {
-            return Err(EngineError::GameContract(format!(
-                "a position has more moves than the game's bound of {max_moves}"
-            )));
-        }
-        Ok(!self.too_deep.load(Ordering::Relaxed))
-    }
-
-    /// Whether some position's known distance does not fit cells of this width.
-    pub fn too_deep(&self) -> bool {
-        self.too_deep.load(Ordering::Relaxed)
-    }
-
-    /// Whether some position has an exit into a win for the opponent.
-    pub fn refuting(&self) -> bool {
-        self.refuting.load(Ordering::Relaxed)
-    }
-}
-
-/// The first state of the cell of `index`: a hole, a tentative value (to be published at its distance), or a counter.
-pub(crate) fn initial<G: Game, W: Width>(
-    game: &G,
-    convention: PlayConvention,
-    index: u64,
-    max_moves: u64,
-) -> Initial {
-    let (node, s) = Summary::of(game, index);
-    let mut initial = Initial {
-        state: None,
-        too_many: s.moves > max_moves,
-        refuting: s.refuting_exit,
-    };
-    let tentative = match node {
-        Node::Hole => {
-            initial.state = Some(State::Hole);
-            return initial;
-        }
-        Node::Terminal(v) => match (v.outcome(), v.plies()) {
-            (Outcome::Win, Some(p)) => State::Won(p),
-            (Outcome::Loss, Some(p)) => State::Lost(p),
-            // A drawn end: an open cell that nothing ever decrements.
-            _ => State::Open(1),
-        },
-        Node::Playable => match s.exit_win {
-            Some(w) => State::Won(w),
-            None => {
-                let count = s.inside + u64::from(s.drawing_exit);
-                if count > 0 {
-                    State::Open(count.min(u64::from(W::MAX_COUNT)) as u32)
-                } else if s.refuting_exit {
-                    State::Lost(s.loss_floor)
-                } else {
-                    match convention.no_move_value().outcome() {
-                        Outcome::Win => State::Won(0),
-                        _ => State::Lost(0),
-                    }
-                }
-            }
-        },
-    };
-    let plies = match tentative {
-        State::Won(p) | State::Lost(p) => p,
-        _ => 0,
-    };
-    // A loss floor is needed later, when the counter empties: it too must fit.
-    if plies.max(s.loss_floor) <= W::MAX_PLIES {
-        initial.state = Some(tentative);
-    }
-    initial
-}
-
-/// A successor of the position in cell `i` was lost at `g`: the position is won at `g + 1` unless it already has a
-/// win as fast. Returns whether it joins the next frontier (true for exactly one caller).
-#[inline]
-pub(crate) fn lost_successor<W: Width>(cells: &Cells<W>, i: usize, g: u32) -> bool {
-    let won_next = W::won(g + 1);
-    loop {
-        let raw = cells.raw(i);
-        let improves = match W::decode(raw) {
-            State::Open(_) => true,
-            State::Won(q) => q > g + 1,
-            _ => false,
-        };
-        if !improves {
-            return false;
-        }
-        if cells.compare_exchange(i, raw, won_next) {
-            return true;
-        }
-    }
-}
-
-/// What a successor won at `g` did to a still open position.
-pub(crate) enum Refuted {
-    /// Nothing: the position was resolved already.
-    Settled,
-    /// One more move refuted.
-    Not,
-    /// Its last move refuted: lost at `g + 1`, in the next frontier.
-    Now,
-    /// Its last move refuted, but an exit resists longer: lost at this later generation, to be scheduled.
-    Later(u32),
-}
-
-/// A successor of the position `p` (in cell `i`) was won at `g`: one more of its moves is refuted. `may_resist`
-/// says whether `p` may have an exit into a win for the opponent, which can delay its loss.
-#[inline]
-pub(crate) fn won_successor<G: Game, W: Width>(
-    game: &G,
-    cells: &Cells<W>,
-    i: usize,
-    p: u64,
-    g: u32,
-    may_resist: bool,
-) -> Refuted {
-    loop {
-        let raw = cells.raw(i);
-        match W::decode(raw) {
-            State::Open(1) => {
-                // The last move refuted. The loss comes now, unless an exit resists longer.
-                let floor = if may_resist {
-                    Summary::of(game, p).1.loss_floor
-                } else {
-                    0
-                };
-                if floor <= g + 1 {
-                    if cells.compare_exchange(i, raw, W::lost(g + 1)) {
-                        return Refuted::Now;
-                    }
-                } else if cells.compare_exchange(i, raw, W::lost(floor)) {
-                    return Refuted::Later(floor);
-                }
-            }
-            State::Open(_) => {
-                if cells.compare_exchange(i, raw, raw - 1) {
-                    return Refuted::Not;
-                }
-            }
-            _ => return Refuted::Settled,
-        }
     }
 }
 
@@ -639,6 +390,7 @@ fn widen<W: Width>(mut run: Run<W>) -> Result<Run<W::Wider>, EngineError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use retro_game::Node;
 
     /// `size` positions in a row, each with a move to the next and, when `exits`, an exit into a loss in 3.
     struct Row {

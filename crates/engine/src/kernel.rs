@@ -1,0 +1,321 @@
+//! The kernel of the engine: what happens to one cell. Both paths, in memory (`solve`) and out of core (`sliced`),
+//! initialise cells with [`initial`] and apply every update of a generation with [`update`], so that they cannot
+//! disagree: the out-of-core build is bit-identical to the in-memory one because it runs the very same transitions.
+//!
+//! - [`initial`]: a position's first state, from a [`Summary`] of its moves (exits included);
+//! - [`update`]: a successor resolved at generation `g` reaches a predecessor's cell: a lost successor makes a win
+//!   at `g + 1`, a won one refutes one more move, and the last refuted move makes a loss, at `g + 1` or at the
+//!   position's loss floor if an exit resists longer ([`Refuters`] says which positions may);
+//! - [`Findings`]: what initialisation found across all threads (a distance too long for the cells, a broken bound).
+//!
+//! Every transition is a compare-and-swap on one cell, so threads may update the same cell at once; the value a cell
+//! ends a generation with does not depend on the order of the updates.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use retro_game::{Game, Node, Outcome, PlayConvention};
+
+use crate::EngineError;
+use crate::cell::{Cells, State, Width};
+use crate::mapped::{Backing, MappedArray};
+
+/// One bit per position: whether it has an exit into a win for the opponent, found at initialisation. A position
+/// without one has no loss floor, so emptying its counter loses it at once, without expanding it again.
+pub(crate) struct Refuters {
+    words: MappedArray<AtomicU64>,
+}
+
+impl Refuters {
+    pub(crate) fn new(size: u64, backing: &Backing) -> std::io::Result<Refuters> {
+        let words = usize::try_from(size.div_ceil(64)).map_err(std::io::Error::other)?;
+        Ok(Refuters {
+            words: MappedArray::new(words, backing, "refuters")?,
+        })
+    }
+
+    #[inline]
+    pub(crate) fn mark(&self, index: u64) {
+        self.words.as_slice()[(index / 64) as usize].fetch_or(1 << (index % 64), Ordering::Relaxed);
+    }
+
+    #[inline]
+    pub(crate) fn has(&self, index: u64) -> bool {
+        self.words.as_slice()[(index / 64) as usize].load(Ordering::Relaxed) & (1 << (index % 64))
+            != 0
+    }
+
+    /// The bits, 64 indices a word (index `i` is bit `i % 64` of word `i / 64`), for writing them to a file.
+    pub(crate) fn words(&self) -> impl Iterator<Item = u64> + '_ {
+        self.words
+            .as_slice()
+            .iter()
+            .map(|w| w.load(Ordering::Relaxed))
+    }
+}
+
+/// What one position's moves say before any generation is walked.
+#[derive(Default)]
+struct Summary {
+    inside: u64,
+    /// The fastest win through an exit: one more than the shortest exit into a loss.
+    exit_win: Option<u32>,
+    /// One more than the longest exit into a win: no loss of this position can come sooner.
+    loss_floor: u32,
+    refuting_exit: bool,
+    drawing_exit: bool,
+    moves: u64,
+}
+
+impl Summary {
+    fn of<G: Game>(game: &G, index: u64) -> (Node, Summary) {
+        let mut s = Summary::default();
+        let (node, inside) = game.count_moves(index, |v| {
+            s.moves += 1;
+            let back = v.back();
+            let plies = back.plies().unwrap_or(0);
+            match back.outcome() {
+                Outcome::Win => s.exit_win = Some(s.exit_win.map_or(plies, |w| w.min(plies))),
+                Outcome::Loss => {
+                    s.refuting_exit = true;
+                    s.loss_floor = s.loss_floor.max(plies);
+                }
+                Outcome::Draw => s.drawing_exit = true,
+            }
+        });
+        s.inside = inside;
+        s.moves += inside;
+        (node, s)
+    }
+}
+
+/// The state a position starts in, and what its moves revealed.
+pub(crate) struct Initial {
+    /// The first state of its cell; `None` when a known distance does not fit cells of this width.
+    pub state: Option<State>,
+    /// The position has more moves than the game's bound.
+    pub too_many: bool,
+    /// The position has an exit into a win for the opponent (so a loss of it may come later than its counter says).
+    pub refuting: bool,
+}
+
+/// What initialising many positions found, gathered from all threads at once.
+#[derive(Default)]
+pub(crate) struct Findings {
+    too_many: AtomicBool,
+    too_deep: AtomicBool,
+    refuting: AtomicBool,
+}
+
+impl Findings {
+    /// Records what initialising one position found; returns its cell's first state if it fits this width.
+    pub fn record(&self, initial: Initial) -> Option<State> {
+        if initial.too_many {
+            self.too_many.store(true, Ordering::Relaxed);
+        }
+        if initial.refuting {
+            self.refuting.store(true, Ordering::Relaxed);
+        }
+        if initial.state.is_none() {
+            self.too_deep.store(true, Ordering::Relaxed);
+        }
+        initial.state
+    }
+
+    /// `Ok(true)` when every position was initialised, `Ok(false)` when a distance needs wider cells, an error when
+    /// the game broke its bound on moves.
+    pub fn fits(&self, max_moves: u64) -> Result<bool, EngineError> {
+        if self.too_many.load(Ordering::Relaxed) {
+            return Err(EngineError::GameContract(format!(
+                "a position has more moves than the game's bound of {max_moves}"
+            )));
+        }
+        Ok(!self.too_deep.load(Ordering::Relaxed))
+    }
+
+    /// Whether some position's known distance does not fit cells of this width.
+    pub fn too_deep(&self) -> bool {
+        self.too_deep.load(Ordering::Relaxed)
+    }
+
+    /// Whether some position has an exit into a win for the opponent.
+    pub fn refuting(&self) -> bool {
+        self.refuting.load(Ordering::Relaxed)
+    }
+}
+
+/// The first state of the cell of `index`: a hole, a tentative value (to be published at its distance), or a counter.
+pub(crate) fn initial<G: Game, W: Width>(
+    game: &G,
+    convention: PlayConvention,
+    index: u64,
+    max_moves: u64,
+) -> Initial {
+    let (node, s) = Summary::of(game, index);
+    let mut initial = Initial {
+        state: None,
+        too_many: s.moves > max_moves,
+        refuting: s.refuting_exit,
+    };
+    let tentative = match node {
+        Node::Hole => {
+            initial.state = Some(State::Hole);
+            return initial;
+        }
+        Node::Terminal(v) => match (v.outcome(), v.plies()) {
+            (Outcome::Win, Some(p)) => State::Won(p),
+            (Outcome::Loss, Some(p)) => State::Lost(p),
+            // A drawn end: an open cell that nothing ever decrements.
+            _ => State::Open(1),
+        },
+        Node::Playable => match s.exit_win {
+            Some(w) => State::Won(w),
+            None => {
+                let count = s.inside + u64::from(s.drawing_exit);
+                if count > 0 {
+                    State::Open(count.min(u64::from(W::MAX_COUNT)) as u32)
+                } else if s.refuting_exit {
+                    State::Lost(s.loss_floor)
+                } else {
+                    match convention.no_move_value().outcome() {
+                        Outcome::Win => State::Won(0),
+                        _ => State::Lost(0),
+                    }
+                }
+            }
+        },
+    };
+    let plies = match tentative {
+        State::Won(p) | State::Lost(p) => p,
+        _ => 0,
+    };
+    // A loss floor is needed later, when the counter empties: it too must fit.
+    if plies.max(s.loss_floor) <= W::MAX_PLIES {
+        initial.state = Some(tentative);
+    }
+    initial
+}
+
+/// What an update did to a position's cell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Effect {
+    /// Nothing: the position was resolved already (or won as fast already).
+    Settled,
+    /// One more of its moves refuted; it is still open.
+    Counted,
+    /// Resolved at `g + 1`: won (its successor was lost) or lost (its last move refuted). It joins the next
+    /// frontier.
+    Resolved,
+    /// Its last move refuted, but an exit resists longer: lost at this later generation, to be scheduled.
+    Deferred(u32),
+}
+
+impl Effect {
+    /// Whether the cell changed.
+    #[inline]
+    pub(crate) fn changed(self) -> bool {
+        self != Effect::Settled
+    }
+}
+
+/// A successor of the position `p` (in cell `i` of `cells`) was resolved at generation `g`: won when `SUCCESSOR_WON`,
+/// else lost. `may_resist` tells whether `p` may have an exit into a win for the opponent; it is asked only when
+/// the last move of `p` is refuted. The successor's outcome is a constant so that each of the two walks (back from
+/// losses, back from wins) is compiled without the other's branch; [`update_either`] takes it at run time.
+#[inline(always)]
+pub(crate) fn update<const SUCCESSOR_WON: bool, G: Game, W: Width>(
+    game: &G,
+    cells: &Cells<W>,
+    i: usize,
+    p: u64,
+    g: u32,
+    may_resist: impl FnOnce() -> bool,
+) -> Effect {
+    if SUCCESSOR_WON {
+        won_successor(game, cells, i, p, g, may_resist)
+    } else {
+        lost_successor(cells, i, g)
+    }
+}
+
+/// [`update`], with the successor's outcome known only at run time (an entry of a bucket file).
+#[inline(always)]
+pub(crate) fn update_either<G: Game, W: Width>(
+    successor_won: bool,
+    game: &G,
+    cells: &Cells<W>,
+    i: usize,
+    p: u64,
+    g: u32,
+    may_resist: impl FnOnce() -> bool,
+) -> Effect {
+    if successor_won {
+        update::<true, G, W>(game, cells, i, p, g, may_resist)
+    } else {
+        update::<false, G, W>(game, cells, i, p, g, may_resist)
+    }
+}
+
+/// A successor of the position in cell `i` was lost at `g`: the position is won at `g + 1` unless it already has a
+/// win as fast. Exactly one caller sees it resolved.
+#[inline(always)]
+fn lost_successor<W: Width>(cells: &Cells<W>, i: usize, g: u32) -> Effect {
+    let won_next = W::won(g + 1);
+    loop {
+        let raw = cells.raw(i);
+        let improves = match W::decode(raw) {
+            State::Open(_) => true,
+            State::Won(q) => q > g + 1,
+            _ => false,
+        };
+        if !improves {
+            return Effect::Settled;
+        }
+        if cells.compare_exchange(i, raw, won_next) {
+            return Effect::Resolved;
+        }
+    }
+}
+
+/// A successor of the position `p` (in cell `i`) was won at `g`: one more of its moves is refuted. The loss floor
+/// (the longest exit into a win for the opponent) is computed once, and only when the last move is refuted and
+/// `may_resist` says an exit may delay the loss, however often the compare-and-swap is retried.
+#[inline(always)]
+fn won_successor<G: Game, W: Width>(
+    game: &G,
+    cells: &Cells<W>,
+    i: usize,
+    p: u64,
+    g: u32,
+    may_resist: impl FnOnce() -> bool,
+) -> Effect {
+    let mut may_resist = Some(may_resist);
+    let mut floor: Option<u32> = None;
+    loop {
+        let raw = cells.raw(i);
+        match W::decode(raw) {
+            State::Open(1) => {
+                // The last move refuted. The loss comes now, unless an exit resists longer.
+                let floor = *floor.get_or_insert_with(|| {
+                    if may_resist.take().is_some_and(|resists| resists()) {
+                        Summary::of(game, p).1.loss_floor
+                    } else {
+                        0
+                    }
+                });
+                if floor <= g + 1 {
+                    if cells.compare_exchange(i, raw, W::lost(g + 1)) {
+                        return Effect::Resolved;
+                    }
+                } else if cells.compare_exchange(i, raw, W::lost(floor)) {
+                    return Effect::Deferred(floor);
+                }
+            }
+            State::Open(_) => {
+                if cells.compare_exchange(i, raw, raw - 1) {
+                    return Effect::Counted;
+                }
+            }
+            _ => return Effect::Settled,
+        }
+    }
+}
