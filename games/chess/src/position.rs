@@ -252,20 +252,13 @@ impl Position {
         self.is_attacked(self.king(color), color.other())
     }
 
-    /// Whether the move of a piece from `from` to `to` (taking what stands on `taken`, which may be empty) leaves the
-    /// mover's king safe.
+    /// Whether the move of a man other than the king from `from` to `to` (taking what stands on `taken`, which may
+    /// be empty) leaves the mover's king safe. (King moves are tested against [`king_danger`](Self::king_danger).)
     #[inline]
-    fn leaves_king_safe(
-        &self,
-        from: Square,
-        to: Square,
-        taken: Bitboard,
-        king_moves: bool,
-    ) -> bool {
+    fn leaves_king_safe(&self, from: Square, to: Square, taken: Bitboard) -> bool {
         let us = self.turn;
         let occupied = Bitboard((self.occupied().0 & !from.bb().0 & !taken.0) | to.bb().0);
-        let king = if king_moves { to } else { self.king(us) };
-        !self.attacked_with(king, us.other(), occupied, taken)
+        !self.attacked_with(self.king(us), us.other(), occupied, taken)
     }
 
     /// Appends every legal move of the side to move.
@@ -293,6 +286,31 @@ impl Position {
         }
     }
 
+    /// The squares attacked by the side not to move, with the king of the side to move (on `king`) taken off the
+    /// board: the squares that king may not move to. A slider's line goes through the square the king leaves, and
+    /// a man the king would capture is seen by whatever defends it.
+    #[inline]
+    fn king_danger(&self, king: Square) -> Bitboard {
+        let them = self.turn.other();
+        let occupied = Bitboard(self.occupied().0 & !king.bb().0);
+        let r = &self.by_role;
+        let theirs = self.by_color(them);
+        let mut danger = attacks::king(self.king(them));
+        for sq in theirs & r[Role::Knight.index()] {
+            danger = danger | attacks::knight(sq);
+        }
+        for sq in theirs & (r[Role::Bishop.index()] | r[Role::Queen.index()]) {
+            danger = danger | attacks::bishop(sq, occupied);
+        }
+        for sq in theirs & (r[Role::Rook.index()] | r[Role::Queen.index()]) {
+            danger = danger | attacks::rook(sq, occupied);
+        }
+        for sq in theirs & r[Role::Pawn.index()] {
+            danger = danger | attacks::pawn(them, sq);
+        }
+        danger
+    }
+
     /// Visits the legal moves of the side to move's pieces and king (not its pawns), in square order. With
     /// `LIST_QUIET` false, the quiet moves of unpinned pieces other than the king are counted instead, at once by
     /// population count; returns that count (0 with `LIST_QUIET`).
@@ -315,7 +333,11 @@ impl Position {
             Role::King,
         ] {
             for from in self.by_piece(us, role) {
-                let targets = attacks::attacks(us, role, from, occupied) & !own;
+                let mut targets = attacks::attacks(us, role, from, occupied) & !own;
+                if role == Role::King {
+                    // One map of the squares the opponent attacks, rather than one test per king move.
+                    targets = targets & !self.king_danger(from);
+                }
                 let free = role != Role::King && !exposed.contains(from);
                 let one_by_one = if !LIST_QUIET && free {
                     quiet += u64::from((targets & !occupied).count());
@@ -337,7 +359,7 @@ impl Position {
                     } else {
                         Bitboard::EMPTY
                     };
-                    if !free && !self.leaves_king_safe(from, to, taken, role == Role::King) {
+                    if !free && role != Role::King && !self.leaves_king_safe(from, to, taken) {
                         continue;
                     }
                     if !LIST_QUIET && capture.is_none() && role != Role::King {
@@ -376,7 +398,7 @@ impl Position {
                 } else {
                     Bitboard::EMPTY
                 };
-                if exposed.contains(from) && !self.leaves_king_safe(from, to, taken, false) {
+                if exposed.contains(from) && !self.leaves_king_safe(from, to, taken) {
                     return;
                 }
                 if to.rank() == last_rank {
@@ -421,7 +443,7 @@ impl Position {
                 && attacks::pawn(us, from).contains(ep)
             {
                 let victim = Square::new((ep.index() as i8 - forward) as u8);
-                if self.leaves_king_safe(from, ep, victim.bb(), false) {
+                if self.leaves_king_safe(from, ep, victim.bb()) {
                     visit(ChessMove {
                         role: Role::Pawn,
                         from,
@@ -554,7 +576,7 @@ impl Position {
         let forward: i8 = if us == Color::White { 8 } else { -8 };
         let victim = Square::new((ep.index() as i8 - forward) as u8);
         (attacks::pawn(us.other(), ep) & self.by_piece(us, Role::Pawn))
-            .any(|from| self.leaves_king_safe(from, ep, victim.bb(), false))
+            .any(|from| self.leaves_king_safe(from, ep, victim.bb()))
     }
 
     /// The same position without en-passant rights: what a table stores.
