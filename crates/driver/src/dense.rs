@@ -176,7 +176,11 @@ mod tests {
         for (longest, width) in [(126, 1), (127, 2), (32_766, 2), (32_767, 4), (100_000, 4)] {
             let (dense, values) = round_trip(longest);
             assert_eq!(dense.longest_plies(), longest);
-            assert_eq!(dense.resident_bytes(), values.len() as u64 * width, "{longest}");
+            assert_eq!(
+                dense.resident_bytes(),
+                values.len() as u64 * width,
+                "{longest}"
+            );
             for (i, &v) in values.iter().enumerate() {
                 assert_eq!(dense.value(i as u64), v, "{longest}: index {i}");
             }
