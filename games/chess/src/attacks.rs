@@ -243,9 +243,9 @@ mod tests {
 
     #[test]
     fn the_sentinel_corners_have_empty_rays() {
-        for d in 0..8 {
+        for (d, rays) in RAYS.iter().enumerate() {
             let corner = if d < 4 { 63 } else { 0 };
-            assert_eq!(RAYS[d][corner], 0, "direction {d}");
+            assert_eq!(rays[corner], 0, "direction {d}");
         }
     }
 
