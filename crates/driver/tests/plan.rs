@@ -173,7 +173,12 @@ fn the_planned_memory_bounds_the_engines_estimate_with_the_real_sub_tables() {
         let real = retro_engine::estimate(&game, &retro_engine::SolveOptions::default()).unwrap();
         let held: u64 = dense.iter().map(retro_family::Values::resident_bytes).sum();
         assert_eq!(planned.indices, game.size(), "{material}");
-        assert_eq!(planned.sub_table_bytes, held, "{material}");
+        // The plan reserves two bytes an index; sub-tables whose distances stay within 126 plies take one.
+        assert!(
+            held <= planned.sub_table_bytes && planned.sub_table_bytes <= 2 * held,
+            "{material}: planned {} bytes of sub-tables, held {held}",
+            planned.sub_table_bytes
+        );
         let planned_engine =
             planned.in_memory_bytes - planned.sub_table_bytes - planned.overhead_bytes;
         assert!(
