@@ -35,16 +35,14 @@ impl DenseValues {
     /// does not fit two.
     pub fn read(table: &Table) -> Result<DenseValues, ProbeError> {
         let longest = longest_in_header(table);
-        let bytes = match longest <= MAX_BYTE_PLIES {
-            true => fill::<u8>(table)?,
-            false => None,
-        };
-        let codes = match bytes {
-            Some(codes) => Codes::Byte(codes),
-            None => match fill::<u16>(table)? {
-                Some(codes) => Codes::Narrow(codes),
-                None => Codes::Wide(fill::<u32>(table)?.expect("every code fits four bytes")),
-            },
+        let codes = if longest <= MAX_BYTE_PLIES
+            && let Some(codes) = fill::<u8>(table)?
+        {
+            Codes::Byte(codes)
+        } else if let Some(codes) = fill::<u16>(table)? {
+            Codes::Narrow(codes)
+        } else {
+            Codes::Wide(fill::<u32>(table)?.expect("every code fits four bytes"))
         };
         Ok(DenseValues { codes, longest })
     }

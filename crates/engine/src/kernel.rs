@@ -217,29 +217,13 @@ impl Effect {
     }
 }
 
-/// A successor of the position `p` (in cell `i` of `cells`) was resolved at generation `g`: won when `SUCCESSOR_WON`,
+/// A successor of the position `p` (in cell `i` of `cells`) was resolved at generation `g`: won when `successor_won`,
 /// else lost. `may_resist` tells whether `p` may have an exit into a win for the opponent; it is asked only when
-/// the last move of `p` is refuted. The successor's outcome is a constant so that each of the two walks (back from
-/// losses, back from wins) is compiled without the other's branch; [`update_either`] takes it at run time.
+/// the last move of `p` is refuted. Always inlined: the in-memory walk passes a constant outcome, so each of its two
+/// walks (back from losses, back from wins) is compiled without the other's branch; the out-of-core walks pass the
+/// outcome of a bucket entry.
 #[inline(always)]
-pub(crate) fn update<const SUCCESSOR_WON: bool, G: Game, W: Width>(
-    game: &G,
-    cells: &Cells<W>,
-    i: usize,
-    p: u64,
-    g: u32,
-    may_resist: impl FnOnce() -> bool,
-) -> Effect {
-    if SUCCESSOR_WON {
-        won_successor(game, cells, i, p, g, may_resist)
-    } else {
-        lost_successor(cells, i, g)
-    }
-}
-
-/// [`update`], with the successor's outcome known only at run time (an entry of a bucket file).
-#[inline(always)]
-pub(crate) fn update_either<G: Game, W: Width>(
+pub(crate) fn update<G: Game, W: Width>(
     successor_won: bool,
     game: &G,
     cells: &Cells<W>,
@@ -249,9 +233,9 @@ pub(crate) fn update_either<G: Game, W: Width>(
     may_resist: impl FnOnce() -> bool,
 ) -> Effect {
     if successor_won {
-        update::<true, G, W>(game, cells, i, p, g, may_resist)
+        won_successor(game, cells, i, p, g, may_resist)
     } else {
-        update::<false, G, W>(game, cells, i, p, g, may_resist)
+        lost_successor(cells, i, g)
     }
 }
 

@@ -334,14 +334,10 @@ impl<G: Game> Context<'_, G> {
             };
             match cells.state(v as usize) {
                 State::Lost(_) => game.unmoves(v, |p| {
-                    record(
-                        p,
-                        update::<false, _, _>(game, cells, p as usize, p, g, || false),
-                    )
+                    record(p, update(false, game, cells, p as usize, p, g, || false))
                 }),
                 State::Won(_) => game.unmoves(v, |p| {
-                    let effect =
-                        update::<true, _, _>(game, cells, p as usize, p, g, || may_resist(p));
+                    let effect = update(true, game, cells, p as usize, p, g, || may_resist(p));
                     record(p, effect)
                 }),
                 _ => debug_assert!(false, "frontier position {v} is not resolved"),

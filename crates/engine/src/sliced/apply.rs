@@ -114,7 +114,7 @@ impl<G: Game> Sliced<'_, G> {
                             let offset = (entry >> 1) as usize;
                             let p = base + offset as u64;
                             let won = entry & 1 == 1;
-                            let effect = update_either(won, game, cells, offset, p, g, || {
+                            let effect = update(won, game, cells, offset, p, g, || {
                                 may_resist(refuters, refuting_exits, base, offset)
                             });
                             match effect {
