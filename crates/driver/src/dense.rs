@@ -162,6 +162,7 @@ mod tests {
             side_of: |_| 0,
             size,
             payload: &[],
+            exits: None,
             options: WriteOptions::default(),
         };
         write_table(dir.path(), &spec, |i| values[i as usize]).unwrap();

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow};
-use retro_family::{Family, Flags, Index, Location, SubTables, Value, Values};
+use retro_family::{Family, Flags, Index, Location, Outcome, SubTables, Value, Values};
 use retro_table::{TableSpec, WriteOptions, write_table};
 
 use crate::build::{EngineArgs, WORK_DIR, with_threads};
@@ -260,6 +260,12 @@ fn build_one<F: Family>(
     }
     let payload = family.payload(table);
     let side_of = family.side_of(table);
+    let best_exit = |i: Index| best_exit(&game, i);
+    let exits: Option<&(dyn Fn(Index) -> Outcome + Sync)> = if family.wdl_floors(table) {
+        Some(&best_exit)
+    } else {
+        None
+    };
     let spec = TableSpec {
         game: game_word,
         name: &name,
@@ -268,6 +274,7 @@ fn build_one<F: Family>(
         side_of: |i: Index| side_of(i) as u8,
         size,
         payload: &payload,
+        exits,
         options,
     };
     // Fewer writer threads than the build's when the budget is short: the bytes written are the same.
@@ -327,6 +334,18 @@ pub fn write_options<F: Family>(family: &F, table: &F::Table, compact: bool) -> 
         },
         ..defaults
     }
+}
+
+/// The best outcome the exits of index `i` reach for its side to move: a loss when it has none (or is a hole or
+/// terminal), which leaves its stored outcome exact.
+pub fn best_exit<G: retro_family::Game>(game: &G, i: Index) -> Outcome {
+    let mut best = Outcome::Loss;
+    game.count_moves(i, |reached| {
+        // The exit's value is for the side to move after it: the mover's outcome is its opposite (outcomes are
+        // ordered from loss to win).
+        best = best.max(reached.outcome().flip());
+    });
+    best
 }
 
 fn game_size<G: retro_family::Game>(game: &G) -> Index {

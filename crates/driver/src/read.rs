@@ -47,7 +47,8 @@ pub fn value_at(table: &Table, index: Index) -> Result<Option<Value>> {
 }
 
 /// Checks every block checksum of both files, then that the WDL file gives the outcome of every position of the
-/// distance file. Returns the number of blocks checked.
+/// distance file (or, in a WDL file of floors, an outcome no better: [`check_floors`] checks the exits reach the
+/// rest). Returns the number of blocks checked.
 pub fn check_files(table: &Table) -> Result<u64> {
     for file in [table.wdl_file(), table.distance_file()] {
         (0..file.header().block_count)
@@ -56,6 +57,7 @@ pub fn check_files(table: &Table) -> Result<u64> {
     }
     let wdl = table.wdl_file();
     let distance = table.distance_file();
+    let floors = wdl.header().floors();
     let dist_values = u64::from(distance.header().block_values);
     (0..wdl.header().block_count)
         .into_par_iter()
@@ -69,8 +71,10 @@ pub fn check_files(table: &Table) -> Result<u64> {
                 let values = distance.distance_block(dblock)?;
                 let dstart = dblock * dist_values;
                 while index < end && index < dstart + values.len() as u64 {
+                    let stored = outcomes[(index - start) as usize];
                     if let Some(v) = values[(index - dstart) as usize]
-                        && v.outcome() != outcomes[(index - start) as usize]
+                        && v.outcome() != stored
+                        && !(floors && stored < v.outcome())
                     {
                         bail!(
                             "{}: index {index} is a {} but {} says {v}",
@@ -85,6 +89,45 @@ pub fn check_files(table: &Table) -> Result<u64> {
             Ok(())
         })?;
     Ok(wdl.header().block_count + distance.header().block_count)
+}
+
+/// Checks that in a WDL file of floors every position stored below its value has exits that reach it, as a prober
+/// finds them: `game` is the table's game, `value(i)` the value from the distance file. Returns the number of
+/// positions stored below their value (0 for a file without floors).
+pub fn check_floors<G: Game>(
+    table: &Table,
+    game: &G,
+    value: impl Fn(Index) -> Result<Option<Value>> + Sync,
+) -> Result<u64> {
+    let wdl = table.wdl_file();
+    if !wdl.header().floors() {
+        return Ok(0);
+    }
+    let block_values = u64::from(wdl.header().block_values);
+    let below = (0..wdl.header().block_count)
+        .into_par_iter()
+        .map(|block| -> Result<u64> {
+            let start = block * block_values;
+            let mut below = 0;
+            for (k, stored) in wdl.wdl_block(block)?.into_iter().enumerate() {
+                let index = start + k as u64;
+                let Some(v) = value(index)? else { continue };
+                if stored == v.outcome() {
+                    continue;
+                }
+                let reached = crate::generate::best_exit(game, index);
+                if reached != v.outcome() {
+                    bail!(
+                        "{}: index {index} stores a {stored} below its {v}, but its exits reach only a {reached}",
+                        wdl.path().display()
+                    );
+                }
+                below += 1;
+            }
+            Ok(below)
+        })
+        .try_reduce(|| 0, |a, b| Ok(a + b))?;
+    Ok(below)
 }
 
 /// Runs the engine's local certificate over a table: every position's value must be what its moves give, from the

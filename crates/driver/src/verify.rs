@@ -17,7 +17,7 @@ use retro_family::{Family, Index, SubTables, Value, Values};
 use crate::build::with_threads;
 use crate::dense::DenseValues;
 use crate::directory::Directory;
-use crate::read::{certify_values, check_files};
+use crate::read::{certify_values, check_files, check_floors};
 use crate::registry::{Visit, visit};
 use crate::value::{Lookup, value_of};
 
@@ -182,6 +182,7 @@ fn verify_table<F: Family>(
         Some(pos) => format!("position {}", family.show_position(&pos)),
         None => format!("hole {i}"),
     };
+    check_floors(&opened, &game, |i| values.value(i))?;
     let positions = certify_values(&opened, &game, family.convention(table), value, describe)?;
     let read_error = std::sync::Mutex::new(None);
     family

@@ -206,3 +206,52 @@ fn one_table_of_a_dag_builds_alone_once_its_sub_tables_are_there() {
         .unwrap();
     assert_eq!(before, after);
 }
+
+/// A WDL file of floors whose floors the exits do not complete is found by `verify`, though every checksum passes
+/// and every stored outcome is no better than the distance file's: the table is rewritten with a writer told that
+/// every position's exits reach its value, which is false for most of KQvK's.
+#[test]
+fn verify_finds_a_floor_no_exit_completes() {
+    use retro_game::{Index, Outcome};
+    use retro_table::{TableSpec, WriteOptions, write_table};
+
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path();
+    generate(&GenerateArgs {
+        game: "chess".into(),
+        variant: vec!["KQvK".into()],
+        out: out.to_path_buf(),
+        engine: EngineArgs {
+            quiet: true,
+            ..Default::default()
+        },
+        ..Default::default()
+    })
+    .unwrap();
+    let args = VerifyArgs {
+        game: "chess".into(),
+        variant: vec!["KQvK".into()],
+        ..Default::default()
+    };
+    verify(out, &args).unwrap();
+    let table = retro_probe::Table::open(out, "chess", "KQvK", 16 << 20).unwrap();
+    assert!(table.wdl_floors());
+    let values: Vec<_> = (0..table.size()).map(|i| table.probe(i).unwrap()).collect();
+    let half = table.size() / 2;
+    let spec = TableSpec {
+        game: "chess",
+        name: "KQvK",
+        params: table.meta().params.clone(),
+        sides: 2,
+        side_of: |i: Index| u8::from(i >= half),
+        size: table.size(),
+        payload: &[],
+        exits: Some(&|i: Index| values[i as usize].map_or(Outcome::Loss, |v| v.outcome())),
+        options: WriteOptions::default(),
+    };
+    drop(table);
+    write_table(out, &spec, |i| values[i as usize]).unwrap();
+    let err = verify(out, &args).unwrap_err().to_string();
+    assert!(err.contains("KQvK.rwdl: index "), "{err}");
+    assert!(err.contains("but its exits reach only a "), "{err}");
+}

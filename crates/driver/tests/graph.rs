@@ -144,6 +144,7 @@ fn a_wrong_value_fails_verify_and_unknown_positions_are_errors() {
         side_of: |_: Index| 0,
         size: 3,
         payload: &payload,
+        exits: None,
         options: WriteOptions {
             large_table: 0,
             ..WriteOptions::default()

@@ -91,19 +91,21 @@ fn small_tables_keep_their_bytes_whatever_the_threads() {
         built.push(sums(dir.path()));
     }
     assert_eq!(built[0], built[1], "one thread and two wrote other bytes");
+    // The chess WDL files hold floors since format version 3 (captures and promotions complete them at probe time):
+    // their bytes changed then, and no other file's did.
     let pinned: &[(&str, u64)] = &[
         ("chess/KBvK.rdst", 0xe05e9af1b59f01b1),
-        ("chess/KBvK.rwdl", 0xabf9e147db194600),
+        ("chess/KBvK.rwdl", 0x203d890dc80d21b7),
         ("chess/KNvK.rdst", 0x4b1e8dd0ad5d335d),
-        ("chess/KNvK.rwdl", 0x842a98671ecd8372),
+        ("chess/KNvK.rwdl", 0xe72b1736dea67d71),
         ("chess/KPvK.rdst", 0xfa58a55aae201fcd),
-        ("chess/KPvK.rwdl", 0x79b327d2938ee9a6),
+        ("chess/KPvK.rwdl", 0x6bee32d84617502d),
         ("chess/KQvK.rdst", 0x5b5b54e4b1c47159),
-        ("chess/KQvK.rwdl", 0xc5695c3c666e577a),
+        ("chess/KQvK.rwdl", 0xb7674f38fb512ca2),
         ("chess/KQvKR.rdst", 0x471c4f68e68c7c76),
-        ("chess/KQvKR.rwdl", 0xeebb4587b2572ab8),
+        ("chess/KQvKR.rwdl", 0xa12ad967dbae8999),
         ("chess/KRvK.rdst", 0x4403aac2c046b047),
-        ("chess/KRvK.rwdl", 0x824bebda79e86578),
+        ("chess/KRvK.rwdl", 0x18918526b43ff2ea),
         ("graph/figure.rdst", 0xe6705f5bb0bb7ac2),
         ("graph/figure.rwdl", 0x40bb3e8d542ebef7),
         ("graph/loopy.rdst", 0xf496b0df4c69f74b),

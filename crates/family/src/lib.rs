@@ -301,6 +301,15 @@ pub trait Family: Sync + 'static {
         Blocks::default()
     }
 
+    /// Whether the table's WDL file holds floors (see `retro_table::TableSpec::exits`): whether every prober of the
+    /// family values a position as the better of its stored outcome and its exits' (the moves the game reports as
+    /// [`Move::Exit`](retro_game::Move::Exit)), so that a position its exits settle may store any worse outcome.
+    /// No by default: only a family whose prober searches the exits may say yes.
+    fn wdl_floors(&self, table: &Self::Table) -> bool {
+        let _ = table;
+        false
+    }
+
     /// How a position whose mover has no move is scored.
     fn convention(&self, table: &Self::Table) -> PlayConvention {
         let _ = table;

@@ -39,6 +39,7 @@ fn bench(c: &mut Criterion) {
         side_of: |_| 0,
         size: SIZE,
         payload: b"",
+        exits: None,
         options: WriteOptions {
             wdl_level: 9,
             distance_level: 3,

@@ -1,4 +1,4 @@
-//! The table file format, versions 1 and 2: constants, value codes, block layouts, and the header in both
+//! The table file format, versions 1 to 3: constants, value codes, block layouts, and the header in both
 //! directions (parsed by the reader, built by the writer in `retro-table`), so that the two can never disagree.
 //! FORMAT.md at the root of the repository describes the same bytes for readers in other languages.
 //!
@@ -8,6 +8,7 @@
 //! in size: small integers in the header, block lengths of 4 bytes instead of offsets of 8, and block layouts that
 //! let a block of one value take two bytes and a small WDL block be compressed one value per byte. Once a block
 //! is decoded, both versions give the same bytes (see [`Encoding`]), which is what the cache keeps and probes read.
+//! Version 3 is version 2's layout for a WDL file whose values are *floors* (see [`Header::floors`]).
 
 use std::ops::Range;
 use std::path::Path;
@@ -19,8 +20,11 @@ use crate::error::{ErrorKind, ProbeError};
 
 /// The first eight bytes of every table file. The final 0x1a (as in PNG) catches text-mode transfers.
 pub const MAGIC: [u8; 8] = *b"RETROTB\x1a";
-/// The format version this code writes and the newest one it reads (it reads every older one too).
-pub const VERSION: u32 = 2;
+/// The newest format version this code writes and reads (it reads every older one too). Writers write version 2,
+/// except for a WDL file of floors, which is version 3 (see [`Header::floors`]).
+pub const VERSION: u32 = 3;
+/// The version of a WDL file whose values are floors: version 2's layout, another meaning of the values.
+pub const FLOORS_VERSION: u32 = 3;
 /// File extension of the win/draw/loss file.
 pub const WDL_EXTENSION: &str = "rwdl";
 /// File extension of the distance file.
@@ -339,7 +343,7 @@ impl Metadata {
 /// The parsed header of one file.
 #[derive(Clone, Debug)]
 pub struct Header {
-    /// The format version the file was written in (1 or 2).
+    /// The format version the file was written in (1, 2 or 3).
     pub version: u32,
     pub kind: FileKind,
     pub encoding: Encoding,
@@ -360,6 +364,14 @@ pub struct Header {
 }
 
 impl Header {
+    /// Whether the values of this WDL file are floors (version 3): a position's stored outcome may be worse for
+    /// the side to move than its value when one of its exits (a move into another table: for chess, a capture or
+    /// a promotion) reaches that value. The writer stores whatever compresses best among the outcomes no better
+    /// than the value, and a prober takes the better of the stored outcome and the exits' outcomes.
+    pub fn floors(&self) -> bool {
+        self.version >= FLOORS_VERSION && self.kind == FileKind::Wdl
+    }
+
     /// The values of block `block` (`block_values`, fewer for the last block).
     pub fn values_in_block(&self, block: u64) -> u64 {
         let start = block * u64::from(self.block_values);
@@ -390,7 +402,7 @@ impl Header {
         match version {
             0 => Err(ProbeError::malformed(path, "format version 0")),
             1 => Self::parse_v1(path, bytes),
-            _ => Self::parse_v2(path, bytes),
+            _ => Self::parse_v2(path, bytes, version),
         }
     }
 
@@ -503,8 +515,9 @@ impl Header {
         })
     }
 
-    /// Version 2: small fields, variable-length integers, block lengths instead of offsets.
-    fn parse_v2(path: &Path, bytes: &[u8]) -> Result<Header, ProbeError> {
+    /// Version 2 (and 3, which has its layout): small fields, variable-length integers, block lengths instead of
+    /// offsets.
+    fn parse_v2(path: &Path, bytes: &[u8], version: u32) -> Result<Header, ProbeError> {
         let mut r = Cursor {
             bytes,
             pos: 12,
@@ -603,8 +616,14 @@ impl Header {
             .map(|_| r.u64("block checksum"))
             .collect::<Result<_, _>>()?;
         check_file_end(path, end, bytes.len() as u64)?;
+        if version >= FLOORS_VERSION && kind != FileKind::Wdl {
+            return Err(ProbeError::malformed(
+                path,
+                format!("a distance file of format version {version} (only WDL files have floors)"),
+            ));
+        }
         Ok(Header {
-            version: 2,
+            version,
             kind,
             encoding,
             block_values,
@@ -906,6 +925,7 @@ pub fn build_header(spec: &HeaderSpec<'_>) -> Result<Vec<u8>, String> {
     let mut out = match spec.version {
         1 => header_v1(spec)?,
         2 => header_v2(spec)?,
+        FLOORS_VERSION if spec.kind == FileKind::Wdl => header_v2(spec)?,
         v => return Err(format!("cannot write format version {v}")),
     };
     let sum = checksum(&out);
@@ -974,7 +994,7 @@ fn header_v2(spec: &HeaderSpec<'_>) -> Result<Vec<u8>, String> {
     let meta = spec.meta;
     let mut out = Vec::new();
     out.extend_from_slice(&MAGIC);
-    out.extend_from_slice(&2u32.to_le_bytes());
+    out.extend_from_slice(&spec.version.to_le_bytes());
     out.extend_from_slice(&0u32.to_le_bytes()); // header length, patched below
     out.push(spec.kind.code() as u8);
     out.push(spec.encoding.code() as u8);

@@ -215,9 +215,28 @@ impl Table {
         }
     }
 
-    /// The outcome of the position at `index`, from the WDL file. The WDL file does not know holes: probing a hole
-    /// gives a meaningless outcome (the game tells holes apart; [`probe`](Table::probe) does too).
+    /// The outcome of the position at `index`. The WDL file does not know holes: probing a hole gives a meaningless
+    /// outcome (the game tells holes apart; [`probe`](Table::probe) does too).
+    ///
+    /// When the WDL file holds floors ([`wdl_floors`](Table::wdl_floors)), the outcome is read from the distance
+    /// file instead, which is exact but slower: a prober that knows the game's moves reads the floor with
+    /// [`probe_wdl_floor`](Table::probe_wdl_floor) and searches the exits itself.
     pub fn probe_wdl(&self, index: Index) -> Result<Outcome, ProbeError> {
+        if self.wdl_floors() {
+            return Ok(self.probe(index)?.map_or(Outcome::Draw, Value::outcome));
+        }
+        self.probe_wdl_floor(index)
+    }
+
+    /// Whether the WDL file's values are floors (format version 3, see [`Header::floors`](crate::format::Header)):
+    /// the outcome of a position is the better, for its side to move, of the stored one and those its exits reach.
+    pub fn wdl_floors(&self) -> bool {
+        self.wdl.header().floors()
+    }
+
+    /// The outcome stored in the WDL file at `index`: the position's outcome, or a floor of it when
+    /// [`wdl_floors`](Table::wdl_floors). A stored win is always exact.
+    pub fn probe_wdl_floor(&self, index: Index) -> Result<Outcome, ProbeError> {
         let file = &self.wdl;
         self.check_index(file, index)?;
         let shift = file.header().block_values.trailing_zeros();

@@ -59,7 +59,7 @@ fn spec<'a>(
     sides: u8,
     payload: &'a [u8],
 ) -> TableSpec<'a, impl Fn(Index) -> u8 + Sync> {
-    spec_version(name, size, sides, payload, retro_probe::format::VERSION)
+    spec_version(name, size, sides, payload, WriteOptions::default().version)
 }
 
 /// The format versions the writer can write and the reader must read.
@@ -80,6 +80,7 @@ fn spec_version<'a>(
         side_of: move |i: Index| (i % u64::from(sides)) as u8,
         size,
         payload,
+        exits: None,
         options: WriteOptions {
             version,
             ..small_blocks()
@@ -95,6 +96,64 @@ fn assert_reads_back(table: &Table, values: &dyn Fn(Index) -> Option<Value>) {
             assert_eq!(table.probe_wdl(i).unwrap(), v.outcome(), "index {i}");
         }
     }
+}
+
+/// A WDL file of floors: where the exits reach a position's value, any outcome no better may be stored, and the
+/// writer picks what makes the fewest runs. Every stored outcome is a floor the exits complete, the file is version 3,
+/// `probe_wdl` still answers exactly (through the distance file), and the file is smaller than the exact one.
+#[test]
+fn floors_are_no_better_than_the_values_and_the_exits_reach_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    // Outcomes at random, position by position (a file of 1.6 bits a value), but four positions in five have exits
+    // that reach their value (as a capture into a smaller table may); the others' exits reach at most a loss.
+    let values = |i: Index| match mix(i) % 10 {
+        0 => None,
+        1..=3 => Some(Value::loss(0)),
+        4..=6 => Some(Value::DRAW),
+        _ => Some(Value::win(1)),
+    };
+    let best_exit = |i: Index| match values(i) {
+        Some(v) if !mix(i ^ 0x5eed).is_multiple_of(5) => v.outcome(),
+        _ => Outcome::Loss,
+    };
+    let size = 20_000;
+    let mut sizes = Vec::new();
+    for (name, floors) in [("exact", false), ("floors", true)] {
+        let mut spec = TableSpec {
+            exits: floors.then_some(&best_exit as &(dyn Fn(Index) -> Outcome + Sync)),
+            ..spec(name, size, 2, b"")
+        };
+        // Blocks large enough to compress (64 values are 16 bytes, which zstd stores as they are).
+        spec.options.wdl_block_values = 4096;
+        let written = write_table(dir.path(), &spec, values).unwrap();
+        sizes.push(written.wdl_bytes);
+        let table = Table::open(dir.path(), "graph", name, 1 << 20).unwrap();
+        assert_eq!(table.wdl_floors(), floors);
+        assert_eq!(
+            table.wdl_file().header().version,
+            if floors { 3 } else { 2 }
+        );
+        assert_eq!(table.distance_file().header().version, 2);
+        assert_reads_back(&table, &values);
+        let mut below = 0;
+        for i in 0..size {
+            let Some(v) = values(i) else { continue };
+            let stored = table.probe_wdl_floor(i).unwrap();
+            assert!(stored <= v.outcome(), "index {i}: {stored} above {v}");
+            if stored < v.outcome() {
+                assert!(floors, "index {i}: an exact file stores {stored} for {v}");
+                assert_eq!(best_exit(i), v.outcome(), "index {i}");
+                below += 1;
+            }
+        }
+        assert_eq!(
+            below > 0,
+            floors,
+            "{name}: {below} stored below their value"
+        );
+    }
+    // A quarter smaller at least (measured: 4378 bytes exact, 2930 with floors).
+    assert!(sizes[1] * 4 < sizes[0] * 3, "{sizes:?}");
 }
 
 #[test]
@@ -257,6 +316,7 @@ fn bad_names_and_sides_are_refused() {
         side_of: |_| 1,
         size: 10,
         payload: b"",
+        exits: None,
         options: WriteOptions::default(),
     };
     let err = write_table(dir.path(), &bad_side, |_| Some(Value::DRAW)).unwrap_err();
@@ -392,19 +452,19 @@ fn every_truncation_is_an_error_in(version: u32) {
 #[test]
 fn a_newer_format_version_is_refused_as_such() {
     let (mut wdl, distance, _) = damaged_fixture(2);
-    wdl[8..12].copy_from_slice(&3u32.to_le_bytes());
+    wdl[8..12].copy_from_slice(&(retro_probe::format::VERSION + 1).to_le_bytes());
     let err = open_pair(wdl, distance).err().unwrap();
     assert!(
         matches!(
             err.kind(),
             ErrorKind::NewerVersion {
-                found: 3,
-                supported: 2
+                found: 4,
+                supported: 3
             }
         ),
         "{err}"
     );
-    assert!(err.to_string().contains("version 3 is newer"), "{err}");
+    assert!(err.to_string().contains("version 4 is newer"), "{err}");
     let err = write_table(
         tempfile::tempdir().unwrap().path(),
         &spec_version("v", 10, 1, b"", 3),

@@ -28,6 +28,7 @@ fn check(graph: &Graph, convention: PlayConvention, name: &str, options: WriteOp
         side_of: |i: Index| if partizan { (i & 1) as u8 } else { 0 },
         size: game.size(),
         payload: &payload,
+        exits: None,
         options,
     };
     write_table(dir.path(), &spec, |i| solution.value(i)).unwrap();

@@ -3,7 +3,7 @@
 //! repairs checksums so that the mutations reach the parser and the decoder. Nothing may panic. The same function is
 //! the libFuzzer target in crates/probe/fuzz.
 
-use retro_game::{Index, Value};
+use retro_game::{Index, Outcome, Value};
 use retro_table::{TableSpec, WriteOptions, write_table};
 
 /// splitmix64: a seeded, reproducible stream of random numbers.
@@ -24,7 +24,7 @@ impl Rng {
 }
 
 /// The files of a few small tables (both kinds, several blocks, with and without payload, every block layout), in
-/// both format versions.
+/// every format version (a WDL file of floors is version 3).
 fn seeds() -> Vec<Vec<u8>> {
     let dir = tempfile::tempdir().unwrap();
     let mut files = Vec::new();
@@ -34,31 +34,12 @@ fn seeds() -> Vec<Vec<u8>> {
         (2, 3, 2, 2),
         (3, 300, 20, 2),
         (4, 3000, 20, 2),
+        (5, 1000, 30, 2),
         (0, 200, 20, 1),
         (1, 1000, 300, 1),
     ] {
         let name = format!("s{k}v{version}");
         let payload = vec![k as u8; (k * 50) as usize];
-        let spec = TableSpec {
-            game: "graph",
-            name: &name,
-            params: vec![("k".into(), k.to_string())],
-            sides: 2,
-            side_of: |i: Index| (i % 2) as u8,
-            size,
-            payload: &payload,
-            options: WriteOptions {
-                wdl_block_values: 64,
-                // Table 4 has distance blocks long enough to be stored transposed.
-                distance_block_values: if k == 4 { 2048 } else { 32 },
-                wdl_level: 3,
-                distance_level: 3,
-                payload_level: 3,
-                try_transposed: true,
-                version,
-                ..WriteOptions::default()
-            },
-        };
         let value = |i: Index| match (i / 3 + k) % 5 {
             // Table 3 starts with blocks of one value (holes, then draws).
             _ if k == 3 && i < 64 => None,
@@ -74,6 +55,33 @@ fn seeds() -> Vec<Vec<u8>> {
             1 => Some(Value::DRAW),
             2 => Some(Value::win((i as u32 * 7) % (max_plies + 1))),
             _ => Some(Value::loss((i as u32 * 3) % (max_plies + 1))),
+        };
+        // Table 5's WDL file holds floors (version 3): every third position's exits reach its value.
+        let floors = k == 5;
+        let best_exit = |i: Index| match value(i) {
+            Some(v) if i.is_multiple_of(3) => v.outcome(),
+            _ => Outcome::Loss,
+        };
+        let spec = TableSpec {
+            game: "graph",
+            name: &name,
+            params: vec![("k".into(), k.to_string())],
+            sides: 2,
+            side_of: |i: Index| (i % 2) as u8,
+            size,
+            payload: &payload,
+            exits: floors.then_some(&best_exit as &(dyn Fn(Index) -> Outcome + Sync)),
+            options: WriteOptions {
+                wdl_block_values: 64,
+                // Table 4 has distance blocks long enough to be stored transposed.
+                distance_block_values: if k == 4 { 2048 } else { 32 },
+                wdl_level: 3,
+                distance_level: 3,
+                payload_level: 3,
+                try_transposed: true,
+                version,
+                ..WriteOptions::default()
+            },
         };
         let written = write_table(dir.path(), &spec, value).unwrap();
         files.push(std::fs::read(written.wdl_path).unwrap());

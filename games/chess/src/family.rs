@@ -147,6 +147,12 @@ impl Family for Chess {
         }
     }
 
+    fn wdl_floors(&self, _: &Material) -> bool {
+        // Every chess probe (the prober, and through it the C and Python libraries, the server and `retro probe`)
+        // searches the captures and promotions of a position whose stored outcome is not a win.
+        true
+    }
+
     fn rates(&self, _: &Material) -> Rates {
         // KQRvKR (220 M indices) with its sub-tables: 63.8 s with 2 threads, 48.8 MB of files (2026-12-02).
         Rates {

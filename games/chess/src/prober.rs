@@ -187,14 +187,48 @@ impl Prober {
         analysis::analyse(pos, &|p: &Position| self.stored_value(p))
     }
 
+    /// The outcome of a position without en-passant rights. A WDL file of floors (see
+    /// [`Table::wdl_floors`]) stores a win exactly, and anything else as a floor that the captures and promotions
+    /// (the moves into other tables) may raise: they are searched, in the smaller tables, only then.
     fn stored_wdl(&self, pos: &Position) -> Result<Outcome, LookupError> {
         let Some((opened, index)) = self.locate(pos)? else {
             return Ok(Outcome::Draw);
         };
-        opened
-            .table
-            .probe_wdl(index)
-            .map_err(|e| LookupError::Unreadable(e.to_string()))
+        let unreadable = |e: retro_probe::ProbeError| LookupError::Unreadable(e.to_string());
+        let stored = opened.table.probe_wdl_floor(index).map_err(unreadable)?;
+        if stored == Outcome::Win || !opened.table.wdl_floors() {
+            return Ok(stored);
+        }
+        match self.best_conversion(pos, stored) {
+            Ok(best) => Ok(best),
+            // Without the smaller tables the distance file still knows the outcome (slower, but exact).
+            Err(LookupError::Missing { .. }) => opened
+                .table
+                .probe(index)
+                .map_err(unreadable)
+                .map(|v| v.map_or(Outcome::Draw, Value::outcome)),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The better, for the side to move, of `floor` and the outcomes its captures and promotions reach.
+    fn best_conversion(&self, pos: &Position, floor: Outcome) -> Result<Outcome, LookupError> {
+        let mut best = floor;
+        let mut error = None;
+        pos.visit_legal_moves(|m| {
+            if best == Outcome::Win || error.is_some() || !m.converts() {
+                return;
+            }
+            // A capture or a promotion gives no en-passant right: the position reached is stored as it is.
+            match self.stored_wdl(&pos.play(&m)) {
+                Ok(reached) => best = best.max(reached.flip()),
+                Err(e) => error = Some(e),
+            }
+        });
+        match error {
+            Some(e) => Err(e),
+            None => Ok(best),
+        }
     }
 
     fn stored_value(&self, pos: &Position) -> Result<Value, LookupError> {
