@@ -215,7 +215,9 @@ impl Prober {
     fn best_conversion(&self, pos: &Position, floor: Outcome) -> Result<Outcome, LookupError> {
         let mut best = floor;
         let mut error = None;
-        pos.visit_legal_moves(|m| {
+        // Quiet moves other than the king's are only counted, not generated: what is visited holds every capture
+        // and promotion.
+        pos.count_quiet_visit_rest(|m| {
             if best == Outcome::Win || error.is_some() || !m.converts() {
                 return;
             }
