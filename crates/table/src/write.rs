@@ -575,7 +575,7 @@ impl FileWriter<'_> {
         let range = self.block_range(block);
         if self.version == 1 {
             let raw = match self.encoding {
-                Encoding::Wdl2 => pack_wdl(&wdl_codes(&allowed_sets(range, values, self.exits))),
+                Encoding::Wdl2 => pack_wdl(&wdl_codes(&own_sets(range, values), |_| false)),
                 _ => self.encode_distance(range, values),
             };
             return compressor.compress(&raw);
@@ -588,17 +588,20 @@ impl FileWriter<'_> {
         };
         match self.encoding {
             Encoding::Wdl2 => {
-                let sets = allowed_sets(range, values, self.exits);
-                let mut codes = wdl_codes(&sets);
-                if self.exits.is_some() {
+                let own = own_sets(range.clone(), values);
+                let mut codes = wdl_codes(&own, |_| false);
+                if let Some(best_exit) = self.exits {
                     // Floors make fewer runs, but not always a smaller block (KBBvK: 100.3 KB with floors, 97.1 KB
                     // without): the exact codes are kept when a quick compression finds them smaller.
-                    let exact = wdl_codes(&exact_sets(&sets));
-                    if exact != codes
-                        && proxy.compress(&pack_wdl(&exact))?.len()
+                    let floored = wdl_codes(&own, |k| {
+                        let i = range.start + k as Index;
+                        values(i).is_some_and(|v| best_exit(i) == v.outcome())
+                    });
+                    if floored != codes
+                        && proxy.compress(&pack_wdl(&floored))?.len()
                             < proxy.compress(&pack_wdl(&codes))?.len()
                     {
-                        codes = exact;
+                        codes = floored;
                     }
                 }
                 if codes.iter().all(|&c| c == codes[0]) {
@@ -901,64 +904,45 @@ fn allowed(value: Outcome, best_exit: Option<Outcome>) -> Allowed {
     }
 }
 
-/// What each index of a block may store: anything for a hole; for a position, its outcome, or in a file of floors
-/// also every worse outcome when its exits reach it ([`allowed`]).
-fn allowed_sets<V>(
-    range: std::ops::Range<Index>,
-    values: &V,
-    exits: Option<&(dyn Fn(Index) -> Outcome + Sync)>,
-) -> Vec<Allowed>
+/// Each index's own code as a set: anything for a hole, its outcome's code for a position.
+fn own_sets<V>(range: std::ops::Range<Index>, values: &V) -> Vec<Allowed>
 where
     V: Fn(Index) -> Option<Value>,
 {
     range
-        .map(|i| match values(i) {
-            None => HOLE,
-            // A loss has nothing below it: its exits need not be looked at.
-            Some(v) if v.outcome() == Outcome::Loss => code_bit(Outcome::Loss),
-            Some(v) => allowed(v.outcome(), exits.map(|best| best(i))),
-        })
+        .map(|i| values(i).map_or(HOLE, |v| code_bit(v.outcome())))
         .collect()
 }
 
-/// The best code a position's set allows: its own outcome.
+/// The code of a position's own set.
 fn top(set: Allowed) -> u8 {
     7 - (set & 0b111).leading_zeros() as u8
 }
 
-/// The sets with every position held to its own outcome (holes stay free): the exact file's choices.
-fn exact_sets(sets: &[Allowed]) -> Vec<Allowed> {
-    sets.iter()
-        .map(|&set| if set == HOLE { HOLE } else { 1 << top(set) })
-        .collect()
-}
-
-/// The 2-bit codes of a block, one per byte, each in its index's set. A free index continues the run of the code
-/// before it when it may. Where it may not, a position starts a run of its own outcome, and a hole (or the block's
-/// first index) the run that reaches furthest ahead. For holes this is the value of the nearest position before
-/// them, or after them at the block's start: measured on chess tables, that beats the block's majority value, the
-/// value one row of the index before, and the prediction of a context model. For floors, starting the run of the
-/// position's own outcome rather than the longest run came out smaller on most chess tables (KRvKP 123.2 KB against
-/// 125.0 KB, KNvKP 157.8 KB against 160.4 KB).
-fn wdl_codes(sets: &[Allowed]) -> Vec<u8> {
-    let mut codes = Vec::with_capacity(sets.len());
+/// The 2-bit codes of a block, one per byte. `own` is each index's own code ([`own_sets`]); `may_lower(k)` says
+/// whether the position at `k` may store a worse code (in a file of floors: whether its exits reach its value, see
+/// [`allowed`]), and is asked only where that would continue a run, which is rare: finding out costs a look at the
+/// position's moves.
+///
+/// A free index continues the run of the code before it when it may; a position that cannot starts a run of its own
+/// outcome, and a hole at the block's start the run of the first position after it (ties of an all-hole block go to
+/// the lowest code). For holes this is the value of the nearest position before them, or after them at the block's
+/// start: measured on chess tables, that beats the block's majority value, the value one row of the index before,
+/// and the prediction of a context model. For floors, starting the run of the position's own outcome rather than
+/// the run that reaches furthest came out smaller on most chess tables (KRvKP 123.2 KB against 125.0 KB, KNvKP
+/// 157.8 KB against 160.4 KB).
+fn wdl_codes(own: &[Allowed], may_lower: impl Fn(usize) -> bool) -> Vec<u8> {
+    let mut codes = Vec::with_capacity(own.len());
     let mut current: Option<u8> = None;
-    for (i, &set) in sets.iter().enumerate() {
+    for (k, &set) in own.iter().enumerate() {
         let code = match current {
             Some(code) if set & (1 << code) != 0 => code,
+            Some(code) if set != HOLE && code < top(set) && may_lower(k) => code,
             _ if set != HOLE => top(set),
-            _ => {
-                // Follow the codes still possible until one is left (or the block ends); among those that survive
-                // equally far, the lowest.
-                let mut alive = set;
-                for &next in &sets[i + 1..] {
-                    if alive.count_ones() == 1 || alive & next == 0 {
-                        break;
-                    }
-                    alive &= next;
-                }
-                alive.trailing_zeros() as u8
-            }
+            _ => own[k..]
+                .iter()
+                .find(|&&next| next != HOLE)
+                .map_or(0, |&next| top(next)),
         };
         codes.push(code);
         current = Some(code);
@@ -982,8 +966,8 @@ fn pack_wdl(codes: &[u8]) -> Vec<u8> {
 mod tests {
     use super::*;
 
-    /// The fill of free indices: holes and floors continue the run before them when they may, and otherwise (or at
-    /// the block's start) start the run that reaches furthest.
+    /// The fill of free indices: holes and floors continue the run before them when they may; otherwise a position
+    /// starts a run of its own outcome, and holes at the block's start take the first position's.
     #[test]
     fn free_indices_continue_runs_and_start_the_longest() {
         const L: u8 = 0;
@@ -991,8 +975,8 @@ mod tests {
         const W: u8 = 2;
         // (value, exits reach it): `None` is a hole.
         let cells: &[Option<(Outcome, bool)>] = &[
-            None,                         // the block starts free: the longest run ahead is of draws
-            Some((Outcome::Win, true)),   // may store L, D, W
+            None,                         // the block starts free: the run of the first position, a win
+            Some((Outcome::Win, true)),   // may store L, D, W: continues W
             Some((Outcome::Draw, false)), // D only
             Some((Outcome::Draw, true)),  // L or D: continues D
             Some((Outcome::Loss, false)), // L only
@@ -1016,12 +1000,17 @@ mod tests {
             Some((o, true)) => o,
             _ => Outcome::Loss,
         };
-        let sets = allowed_sets(0..cells.len() as Index, &values, Some(&best_exit));
-        assert_eq!(wdl_codes(&sets), [D, D, D, D, L, L, L, W, W, W, D, D, L]);
+        let own = own_sets(0..cells.len() as Index, &values);
+        let may_lower =
+            |k: usize| values(k as Index).is_some_and(|v| best_exit(k as Index) == v.outcome());
+        assert_eq!(
+            wdl_codes(&own, may_lower),
+            [W, W, D, D, L, L, L, W, W, W, D, D, L]
+        );
         // Without floors only the holes are free.
-        let exact = [W, W, D, D, L, W, D, W, W, W, D, D, L];
-        assert_eq!(wdl_codes(&exact_sets(&sets)), exact);
-        let sets = allowed_sets(0..cells.len() as Index, &values, None);
-        assert_eq!(wdl_codes(&sets), exact);
+        assert_eq!(
+            wdl_codes(&own, |_| false),
+            [W, W, D, D, L, W, D, W, W, W, D, D, L]
+        );
     }
 }
