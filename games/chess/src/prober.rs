@@ -52,6 +52,12 @@ struct Entry {
     flipped: bool,
 }
 
+/// The first bucket of `key` among `buckets` (a power of two): the top bits of a multiplicative hash.
+#[inline]
+fn bucket(key: u64, buckets: usize) -> usize {
+    (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - buckets.trailing_zeros())) as usize
+}
+
 /// One material's table, opened on first use.
 struct Slot {
     material: Material,
@@ -68,8 +74,10 @@ pub struct Prober {
     tables: Arc<Tables>,
     /// Sorted by material, for binary search.
     slots: Vec<Slot>,
-    /// Every material the tables answer for, in both orientations, sorted by key.
-    entries: Vec<Entry>,
+    /// Every material the tables answer for, in both orientations, by key in an open-addressing hash table (a
+    /// power of two of buckets, at most a quarter full, linear probing): one or two loads a probe, where a binary
+    /// search over a few hundred materials took a chain of dependent ones.
+    entries: Vec<Option<Entry>>,
     largest: u32,
 }
 
@@ -124,11 +132,18 @@ impl Prober {
                 });
             }
         }
-        entries.sort_by_key(|e| e.key);
+        let mut buckets = vec![None; (4 * entries.len()).next_power_of_two().max(8)];
+        for entry in entries {
+            let mut at = bucket(entry.key, buckets.len());
+            while buckets[at].is_some() {
+                at = (at + 1) & (buckets.len() - 1);
+            }
+            buckets[at] = Some(entry);
+        }
         Ok(Prober {
             tables,
             slots,
-            entries,
+            entries: buckets,
             largest,
         })
     }
@@ -280,11 +295,17 @@ impl Prober {
         Ok(Some((opened, index)))
     }
 
+    #[inline]
     fn entry(&self, key: u64) -> Option<Entry> {
-        self.entries
-            .binary_search_by_key(&key, |e| e.key)
-            .ok()
-            .map(|at| self.entries[at])
+        let mask = self.entries.len() - 1;
+        let mut at = bucket(key, self.entries.len());
+        loop {
+            match self.entries[at] {
+                Some(entry) if entry.key == key => return Some(entry),
+                Some(_) => at = (at + 1) & mask,
+                None => return None,
+            }
+        }
     }
 
     fn slot(&self, canonical: Material) -> Option<&Slot> {
