@@ -286,6 +286,27 @@ impl Position {
         }
     }
 
+    /// Whether the side to move may have a capture or a promotion: false means it has none. A quick test that
+    /// errs only towards yes (legality is not checked): one of the opponent's men other than the king is attacked,
+    /// or one of our pawns stands a step from its last rank. En passant is not looked at: a caller of a position
+    /// with en-passant rights searches it anyway.
+    #[inline]
+    pub fn may_convert(&self) -> bool {
+        let us = self.turn;
+        let pawns = self.by_piece(us, Role::Pawn);
+        let before_last = match us {
+            Color::White => Bitboard(0x00ff_0000_0000_0000),
+            Color::Black => Bitboard(0x0000_0000_0000_ff00),
+        };
+        if (pawns & before_last).nonempty() {
+            return true;
+        }
+        let prey = self.by_color(us.other()) & !self.by_role[Role::King.index()];
+        let occupied = self.occupied();
+        prey.into_iter()
+            .any(|sq| self.attacked_with(sq, us, occupied, Bitboard::EMPTY))
+    }
+
     /// The squares attacked by the side not to move, with the king of the side to move (on `king`) taken off the
     /// board: the squares that king may not move to. A slider's line goes through the square the king leaves, and
     /// a man the king would capture is seen by whatever defends it.

@@ -228,6 +228,9 @@ impl Prober {
 
     /// The better, for the side to move, of `floor` and the outcomes its captures and promotions reach.
     fn best_conversion(&self, pos: &Position, floor: Outcome) -> Result<Outcome, LookupError> {
+        if !pos.may_convert() {
+            return Ok(floor);
+        }
         let mut best = floor;
         let mut error = None;
         // Quiet moves other than the king's are only counted, not generated: what is visited holds every capture

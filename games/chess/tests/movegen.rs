@@ -171,6 +171,30 @@ fn counting_quiet_moves_agrees_with_listing_them() {
     }
 }
 
+/// `may_convert` says no only for positions without a legal capture or promotion (and says no often enough to
+/// matter: it spares the prober's search over conversions).
+#[test]
+fn a_position_that_may_not_convert_has_no_capture_or_promotion() {
+    let mut rng = Rng(5);
+    let (mut no, mut yes) = (0, 0);
+    for name in MATERIALS {
+        let material = Material::parse(name).unwrap();
+        for _ in 0..2_000 {
+            let pos = random_position(material, &mut rng);
+            let mut moves = MoveList::new();
+            pos.legal_moves(&mut moves);
+            let converts = moves.as_slice().iter().any(|m| m.converts());
+            if pos.may_convert() {
+                yes += 1;
+            } else {
+                assert!(!converts, "{}", pos.fen());
+                no += 1;
+            }
+        }
+    }
+    assert!(no > 0 && yes > 0, "{no} no, {yes} yes");
+}
+
 #[test]
 fn bad_fens_get_clear_errors() {
     use retro_chess::PositionError::{Illegal, Malformed};
