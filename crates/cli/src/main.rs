@@ -275,7 +275,22 @@ fn games(args: &Games) -> Result<()> {
     Ok(())
 }
 
+/// Lets a closed pipe end retro quietly, as it ends `cat` or `grep`. Rust's runtime ignores SIGPIPE, so printing to
+/// a reader that has gone (`retro info … | head`) would make `println!` panic instead.
+#[cfg(unix)]
+fn end_quietly_on_a_closed_pipe() {
+    // SAFETY: called first in `main`, before any other thread exists; giving a signal its default action touches no
+    // memory of the program.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+#[cfg(not(unix))]
+fn end_quietly_on_a_closed_pipe() {}
+
 fn main() -> ExitCode {
+    end_quietly_on_a_closed_pipe();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Solve(args) => solve::run(&args),

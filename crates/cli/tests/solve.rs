@@ -177,3 +177,22 @@ fn a_tiny_memory_budget_builds_through_the_work_directory_with_the_same_output()
     let bad = retro(&["solve", file, "--edges", "--memory", "lots"]);
     assert!(!bad.status.success());
 }
+
+/// A reader that goes away (`retro games | head -1`) ends retro quietly, as it ends other Unix tools: no panic
+/// message about a broken pipe.
+#[cfg(unix)]
+#[test]
+fn a_closed_pipe_ends_retro_quietly() {
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_retro"))
+        .arg("games")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("retro runs");
+    // Close the reading end before retro has written anything.
+    drop(child.stdout.take());
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.is_empty(), "{stderr}");
+}

@@ -352,6 +352,11 @@ pub fn info_fields(
             "format_version".into(),
             distance.header().version.to_string(),
         ),
+        (
+            "wdl_format_version".into(),
+            wdl.header().version.to_string(),
+        ),
+        ("wdl_floors".into(), wdl.header().floors().to_string()),
         ("params".into(), format!("{{{params}}}")),
         ("index_size".into(), meta.index_size.to_string()),
         ("positions".into(), positions.to_string()),
@@ -407,7 +412,17 @@ pub fn print_info(
     let positions = meta.index_size - meta.holes;
     let distance = table.distance_file();
     println!("table      {} {}", meta.game, meta.name);
-    println!("format     version {}", distance.header().version);
+    let wdl = table.wdl_file().header();
+    println!(
+        "format     version {} (WDL file: version {}{})",
+        distance.header().version,
+        wdl.version,
+        if wdl.floors() {
+            ", floors that captures and promotions complete"
+        } else {
+            ""
+        }
+    );
     for (k, v) in &meta.params {
         println!("param      {k} = {v}");
     }
