@@ -327,7 +327,13 @@ fn bad_names_and_sides_are_refused() {
 // --- damaged files ---------------------------------------------------------------------------------------------
 
 /// A small table of many blocks, written once in format `version`, as (WDL bytes, distance bytes, values).
-fn damaged_fixture(version: u32) -> (Vec<u8>, Vec<u8>, impl Fn(Index) -> Option<Value>) {
+/// The files damaged below: each layout version, and a WDL file of floors (version 3, `floors`).
+const DAMAGED: [(u32, bool); 3] = [(1, false), (2, false), (2, true)];
+
+fn damaged_fixture(
+    version: u32,
+    floors: bool,
+) -> (Vec<u8>, Vec<u8>, impl Fn(Index) -> Option<Value>) {
     let dir = tempfile::tempdir().unwrap();
     let synthetic = Synthetic {
         seed: 3,
@@ -335,12 +341,24 @@ fn damaged_fixture(version: u32) -> (Vec<u8>, Vec<u8>, impl Fn(Index) -> Option<
         hole_rate: 15,
     };
     let values = move |i| synthetic.value(i);
-    let written = write_table(
-        dir.path(),
-        &spec_version("c", 300, 2, b"a payload", version),
-        &values,
-    )
-    .unwrap();
+    // Every other position's exits reach its value.
+    let best_exit = |i: Index| match values(i) {
+        Some(v) if i.is_multiple_of(2) => v.outcome(),
+        _ => Outcome::Loss,
+    };
+    let spec = TableSpec {
+        exits: floors.then_some(&best_exit as &(dyn Fn(Index) -> Outcome + Sync)),
+        ..spec_version("c", 300, 2, b"a payload", version)
+    };
+    let written = write_table(dir.path(), &spec, &values).unwrap();
+    if floors {
+        assert!(
+            TableFile::open(&written.wdl_path)
+                .unwrap()
+                .header()
+                .floors()
+        );
+    }
     (
         std::fs::read(written.wdl_path).unwrap(),
         std::fs::read(written.distance_path).unwrap(),
@@ -358,13 +376,13 @@ fn open_pair(wdl: Vec<u8>, distance: Vec<u8>) -> Result<Table, ProbeError> {
 /// a wrong value.
 #[test]
 fn every_flipped_bit_is_an_error_never_a_wrong_value() {
-    for version in VERSIONS {
-        every_flipped_bit_is_an_error_in(version);
+    for (version, floors) in DAMAGED {
+        every_flipped_bit_is_an_error_in(version, floors);
     }
 }
 
-fn every_flipped_bit_is_an_error_in(version: u32) {
-    let (wdl, distance, values) = damaged_fixture(version);
+fn every_flipped_bit_is_an_error_in(version: u32, floors: bool) {
+    let (wdl, distance, values) = damaged_fixture(version, floors);
     for which in [FileKind::Wdl, FileKind::Distance] {
         let original = if which == FileKind::Wdl {
             &wdl
@@ -410,6 +428,15 @@ fn every_flipped_bit_is_an_error_in(version: u32) {
                     (Err(_), _) => errors += 1,
                     (Ok(_), None) => {}
                 }
+                // The WDL file itself (what `probe_wdl` reads through the distance file when it holds floors).
+                match (table.probe_wdl_floor(i), values(i)) {
+                    (Ok(o), Some(v)) => assert!(
+                        o == v.outcome() || (floors && o < v.outcome()),
+                        "{which:?} bit {bit}: WDL {o} for {v} at {i}"
+                    ),
+                    (Err(_), _) => errors += 1,
+                    (Ok(_), None) => {}
+                }
             }
             assert!(
                 errors > 0,
@@ -421,13 +448,13 @@ fn every_flipped_bit_is_an_error_in(version: u32) {
 
 #[test]
 fn every_truncation_is_an_error_naming_the_file() {
-    for version in VERSIONS {
-        every_truncation_is_an_error_in(version);
+    for (version, floors) in DAMAGED {
+        every_truncation_is_an_error_in(version, floors);
     }
 }
 
-fn every_truncation_is_an_error_in(version: u32) {
-    let (wdl, distance, _) = damaged_fixture(version);
+fn every_truncation_is_an_error_in(version: u32, floors: bool) {
+    let (wdl, distance, _) = damaged_fixture(version, floors);
     for len in 0..wdl.len() {
         let err = open_pair(wdl[..len].to_vec(), distance.clone())
             .err()
@@ -451,7 +478,7 @@ fn every_truncation_is_an_error_in(version: u32) {
 
 #[test]
 fn a_newer_format_version_is_refused_as_such() {
-    let (mut wdl, distance, _) = damaged_fixture(2);
+    let (mut wdl, distance, _) = damaged_fixture(2, false);
     wdl[8..12].copy_from_slice(&(retro_probe::format::VERSION + 1).to_le_bytes());
     let err = open_pair(wdl, distance).err().unwrap();
     assert!(
