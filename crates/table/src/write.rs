@@ -62,6 +62,10 @@ pub struct WriteOptions {
     /// Whether distance blocks of tables that are not large are also tried transposed (version 2): smaller for
     /// some tables, at the cost of a second compression of the block.
     pub try_transposed: bool,
+    /// WDL blocks of at most this many values are also tried one value per byte ([`Layout::Bytes`]), which wins for
+    /// small tables (KQvK, KRvK) and for a few large ones (KBBvK in one block of 2^22 values: 67.7 KB against 97.1 KB
+    /// packed) and loses for most (KPvK, KRvKR): a small block is cheap to compress twice, a large one is not.
+    pub bytes_layout_max_values: u32,
     /// zstd level of the game payload (a graph's payload can be larger than its values).
     pub payload_level: i32,
     /// The layout to write: 2, or 1 for readers that know nothing newer. A WDL file of floors (see
@@ -88,6 +92,7 @@ impl Default for WriteOptions {
             // compressed in 0.5, 3.8 and 10.4 s of one core. Levels 2 to 5 are both larger and slower than 1.
             large_distance_level: 1,
             try_transposed: false,
+            bytes_layout_max_values: 1 << 18,
             payload_level: 3,
             version: LAYOUT_VERSION,
         }
@@ -105,6 +110,7 @@ impl WriteOptions {
             distance_level: default.wdl_level,
             large_distance_level: 9,
             try_transposed: true,
+            bytes_layout_max_values: MAX_BLOCK_VALUES,
             ..default
         }
     }
@@ -124,15 +130,14 @@ impl WriteOptions {
         // WDL: one code byte a value, packed four to a byte; both layouts compressed for small blocks. With floors,
         // the allowed sets and the exact codes besides (a byte a value each), and both packed for a quick compression.
         let wdl_raw = wdl_values;
-        let wdl_compress = zstd_context_bytes(self.wdl_level, wdl_raw / 4)
-            + zstd_context_bytes(PROXY_LEVEL, wdl_raw / 4)
+        let bytes_layout = wdl_values <= u64::from(self.bytes_layout_max_values);
+        let wdl_compress = zstd_context_bytes(
+            self.wdl_level,
+            if bytes_layout { wdl_raw } else { wdl_raw / 4 },
+        ) + zstd_context_bytes(PROXY_LEVEL, wdl_raw / 4)
             + wdl_raw * 3
             + wdl_raw / 4 * 4
-            + if wdl_values as usize <= BYTES_LAYOUT_MAX_VALUES {
-                wdl_raw * 2
-            } else {
-                0
-            };
+            + if bytes_layout { wdl_raw * 2 } else { 0 };
         // Reading back: the decoded block and one outcome a value.
         let wdl_read = wdl_raw / 4 + wdl_values * std::mem::size_of::<Outcome>() as u64;
         let distance_raw = distance_values * 4;
@@ -360,6 +365,7 @@ where
                     && options.version >= 2
                     && kind == FileKind::Distance
                     && spec.size <= options.large_table,
+                bytes_layout_max_values: options.bytes_layout_max_values,
                 encoding,
                 block_values,
                 level,
@@ -461,6 +467,8 @@ struct FileWriter<'a> {
     /// Whether distance blocks are also tried transposed (version 2, tables that are not large: it costs a
     /// second full compression of some blocks).
     try_transposed: bool,
+    /// WDL blocks of at most this many values are also tried one value per byte.
+    bytes_layout_max_values: u32,
     encoding: Encoding,
     block_values: u32,
     level: i32,
@@ -609,7 +617,7 @@ impl FileWriter<'_> {
                 }
                 let mut best =
                     with_layout(Layout::Packed, &compressor.compress(&pack_wdl(&codes))?);
-                if codes.len() <= BYTES_LAYOUT_MAX_VALUES {
+                if codes.len() as u64 <= u64::from(self.bytes_layout_max_values) {
                     let bytes = with_layout(Layout::Bytes, &compressor.compress(&codes)?);
                     if bytes.len() < best.len() {
                         best = bytes;
@@ -875,10 +883,6 @@ fn transpose(raw: &[u8], width: usize, columns: usize) -> Vec<u8> {
     });
     out
 }
-
-/// WDL blocks of at most this many values are also tried one value per byte ([`Layout::Bytes`]), which wins for
-/// small tables (KQvK, KRvK) and loses for large ones (KPvK, KRvKR): a small block is cheap to compress twice.
-const BYTES_LAYOUT_MAX_VALUES: usize = 1 << 18;
 
 /// The layout version writers write (a WDL file of floors is [`format::FLOORS_VERSION`]).
 const LAYOUT_VERSION: u32 = 2;
