@@ -148,50 +148,53 @@ fn unmoves_agree_with_moves() {
     }
 }
 
-#[test]
-fn counting_quiet_moves_agrees_with_listing_them() {
-    let mut rng = Rng(3);
+/// Calls `check` with 2,000 random positions of each material of `MATERIALS` and their legal moves.
+fn for_random_positions(seed: u64, mut check: impl FnMut(&Position, &MoveList)) {
+    let mut rng = Rng(seed);
     for name in MATERIALS {
         let material = Material::parse(name).unwrap();
         for _ in 0..2_000 {
             let pos = random_position(material, &mut rng);
             let mut moves = MoveList::new();
             pos.legal_moves(&mut moves);
-            let mut visited = Vec::new();
-            let quiet = pos.count_quiet_visit_rest(|m| visited.push(m));
-            let expected: Vec<_> = moves
-                .as_slice()
-                .iter()
-                .filter(|m| m.converts() || m.role == Role::King)
-                .copied()
-                .collect();
-            assert_eq!(visited, expected, "{}", pos.fen());
-            assert_eq!(quiet as usize + visited.len(), moves.len(), "{}", pos.fen());
+            check(&pos, &moves);
         }
     }
+}
+
+#[test]
+fn counting_quiet_moves_agrees_with_listing_them() {
+    for_random_positions(3, |pos, moves| {
+        let mut visited = Vec::new();
+        let quiet = pos.count_quiet_visit_rest(|m| visited.push(m));
+        let expected: Vec<_> = moves
+            .as_slice()
+            .iter()
+            .filter(|m| m.converts() || m.role == Role::King)
+            .copied()
+            .collect();
+        assert_eq!(visited, expected, "{}", pos.fen());
+        assert_eq!(quiet as usize + visited.len(), moves.len(), "{}", pos.fen());
+    });
 }
 
 /// `may_convert` says no only for positions without a legal capture or promotion (and says no often enough to
 /// matter: it spares the prober's search over conversions).
 #[test]
 fn a_position_that_may_not_convert_has_no_capture_or_promotion() {
-    let mut rng = Rng(5);
     let (mut no, mut yes) = (0, 0);
-    for name in MATERIALS {
-        let material = Material::parse(name).unwrap();
-        for _ in 0..2_000 {
-            let pos = random_position(material, &mut rng);
-            let mut moves = MoveList::new();
-            pos.legal_moves(&mut moves);
-            let converts = moves.as_slice().iter().any(|m| m.converts());
-            if pos.may_convert() {
-                yes += 1;
-            } else {
-                assert!(!converts, "{}", pos.fen());
-                no += 1;
-            }
+    for_random_positions(5, |pos, moves| {
+        if pos.may_convert() {
+            yes += 1;
+        } else {
+            assert!(
+                !moves.as_slice().iter().any(|m| m.converts()),
+                "{}",
+                pos.fen()
+            );
+            no += 1;
         }
-    }
+    });
     assert!(no > 0 && yes > 0, "{no} no, {yes} yes");
 }
 
