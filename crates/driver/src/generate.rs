@@ -260,7 +260,7 @@ fn build_one<F: Family>(
     }
     let payload = family.payload(table);
     let side_of = family.side_of(table);
-    let best_exit = |i: Index| best_exit(&game, i);
+    let best_exit = |i: Index| retro_game::best_exit(&game, i);
     let exits: Option<&(dyn Fn(Index) -> Outcome + Sync)> = if family.wdl_floors(table) {
         Some(&best_exit)
     } else {
@@ -334,18 +334,6 @@ pub fn write_options<F: Family>(family: &F, table: &F::Table, compact: bool) -> 
         },
         ..defaults
     }
-}
-
-/// The best outcome the exits of index `i` reach for its side to move: a loss when it has none (or is a hole or
-/// terminal), which leaves its stored outcome exact.
-pub fn best_exit<G: retro_family::Game>(game: &G, i: Index) -> Outcome {
-    let mut best = Outcome::Loss;
-    game.count_moves(i, |reached| {
-        // The exit's value is for the side to move after it: the mover's outcome is its opposite (outcomes are
-        // ordered from loss to win).
-        best = best.max(reached.outcome().flip());
-    });
-    best
 }
 
 fn game_size<G: retro_family::Game>(game: &G) -> Index {

@@ -213,6 +213,19 @@ pub fn count_by_expanding<G: Game + ?Sized, F: FnMut(Value)>(
     (node, inside)
 }
 
+/// The best outcome the [`Move::Exit`]s of the position at `index` reach for its side to move, read through
+/// [`Game::count_moves`]: a loss when it has none (or is a hole, or terminal). A WDL file of floors may store a worse
+/// outcome for a position whose exits reach its own.
+pub fn best_exit<G: Game + ?Sized>(game: &G, index: Index) -> Outcome {
+    let mut best = Outcome::Loss;
+    game.count_moves(index, |reached| {
+        // The exit's value is for the side to move after it: the mover's outcome is its opposite (outcomes are
+        // ordered from loss to win).
+        best = best.max(reached.outcome().flip());
+    });
+    best
+}
+
 /// The solved values of a table, by index: what the exits of the tables built after it read.
 pub trait Values: Sync + Send {
     /// The value at `index`; `None` for a hole.

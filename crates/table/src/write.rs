@@ -128,7 +128,7 @@ impl WriteOptions {
         let wdl_values = u64::from(self.wdl_block_values).min(size.max(1));
         let distance_values = u64::from(distance_values).min(size.max(1));
         // WDL: one code byte a value, packed four to a byte; both layouts compressed for small blocks. With floors,
-        // the allowed sets and the exact codes besides (a byte a value each), and both packed for a quick compression.
+        // the own codes and the floored codes besides (a byte a value each), and both packed for a quick compression.
         let wdl_raw = wdl_values;
         let bytes_layout = wdl_values <= u64::from(self.bytes_layout_max_values);
         let wdl_compress = zstd_context_bytes(
@@ -502,6 +502,12 @@ impl FileWriter<'_> {
         .map_err(WriteError::Spec)
     }
 
+    /// Whether the position at index `i`, of outcome `value`, may store a worse outcome: in a file of floors, when
+    /// its exits reach `value` (the prober takes the better of the stored outcome and the exits').
+    fn may_store_below(&self, i: Index, value: Outcome) -> bool {
+        self.exits.is_some_and(|best_exit| best_exit(i) == value)
+    }
+
     /// Writes the file: blocks first, after room for the header, then the header. Returns the file size.
     fn write<V>(&self, values: &V, make_sink: MakeSink<'_>) -> Result<u64, WriteError>
     where
@@ -583,7 +589,7 @@ impl FileWriter<'_> {
         let range = self.block_range(block);
         if self.version == 1 {
             let raw = match self.encoding {
-                Encoding::Wdl2 => pack_wdl(&wdl_codes(&own_sets(range, values), |_| false)),
+                Encoding::Wdl2 => pack_wdl(&wdl_codes(&own_codes(range, values), |_| false)),
                 _ => self.encode_distance(range, values),
             };
             return compressor.compress(&raw);
@@ -596,14 +602,14 @@ impl FileWriter<'_> {
         };
         match self.encoding {
             Encoding::Wdl2 => {
-                let own = own_sets(range.clone(), values);
+                let own = own_codes(range.clone(), values);
                 let mut codes = wdl_codes(&own, |_| false);
-                if let Some(best_exit) = self.exits {
+                if self.exits.is_some() {
                     // Floors make fewer runs, but not always a smaller block (KBBvK: 100.3 KB with floors, 97.1 KB
                     // without): the exact codes are kept when a quick compression finds them smaller.
                     let floored = wdl_codes(&own, |k| {
                         let i = range.start + k as Index;
-                        values(i).is_some_and(|v| best_exit(i) == v.outcome())
+                        values(i).is_some_and(|v| self.may_store_below(i, v.outcome()))
                     });
                     if floored != codes
                         && proxy.compress(&pack_wdl(&floored))?.len()
@@ -762,10 +768,9 @@ impl FileWriter<'_> {
                         .find(|&(stored, i)| {
                             // The exits are looked at only where the stored outcome is not the value.
                             values(i).is_some_and(|v| {
-                                stored != v.outcome()
-                                    && allowed(v.outcome(), self.exits.map(|best| best(i)))
-                                        & code_bit(stored)
-                                        == 0
+                                let value = v.outcome();
+                                stored != value
+                                    && !(stored < value && self.may_store_below(i, value))
                             })
                         })
                 }
@@ -887,46 +892,23 @@ fn transpose(raw: &[u8], width: usize, columns: usize) -> Vec<u8> {
 /// The layout version writers write (a WDL file of floors is [`format::FLOORS_VERSION`]).
 const LAYOUT_VERSION: u32 = 2;
 
-/// A set of 2-bit WDL codes, one bit per code: what an index may store. A hole may store every code, and has bit 3
-/// besides, to tell it from a position that may store every code (a win its exits reach).
-type Allowed = u8;
-const HOLE: Allowed = 0b1111;
+/// What [`own_codes`] gives a hole: not a code (codes are 0 = loss, 1 = draw, 2 = win).
+const HOLE: u8 = 3;
 
-fn code_bit(outcome: Outcome) -> Allowed {
-    1 << format::wdl_code(outcome)
-}
-
-/// The codes a position of outcome `value` may store: its own, or, when its exits reach it (`best_exit` is
-/// `value`) in a file of floors, every outcome no better for its side to move (codes 0 = loss to 2 = win are in
-/// that order), since the prober takes the better of the stored outcome and the exits'.
-fn allowed(value: Outcome, best_exit: Option<Outcome>) -> Allowed {
-    let own = code_bit(value);
-    if best_exit == Some(value) {
-        own | (own - 1)
-    } else {
-        own
-    }
-}
-
-/// Each index's own code as a set: anything for a hole, its outcome's code for a position.
-fn own_sets<V>(range: std::ops::Range<Index>, values: &V) -> Vec<Allowed>
+/// Each index's own 2-bit code: its outcome's, or [`HOLE`].
+fn own_codes<V>(range: std::ops::Range<Index>, values: &V) -> Vec<u8>
 where
     V: Fn(Index) -> Option<Value>,
 {
     range
-        .map(|i| values(i).map_or(HOLE, |v| code_bit(v.outcome())))
+        .map(|i| values(i).map_or(HOLE, |v| format::wdl_code(v.outcome())))
         .collect()
 }
 
-/// The code of a position's own set.
-fn top(set: Allowed) -> u8 {
-    7 - (set & 0b111).leading_zeros() as u8
-}
-
-/// The 2-bit codes of a block, one per byte. `own` is each index's own code ([`own_sets`]); `may_lower(k)` says
+/// The 2-bit codes of a block, one per byte. `own` is each index's own code ([`own_codes`]); `may_lower(k)` says
 /// whether the position at `k` may store a worse code (in a file of floors: whether its exits reach its value, see
-/// [`allowed`]), and is asked only where that would continue a run, which is rare: finding out costs a look at the
-/// position's moves.
+/// [`FileWriter::may_store_below`]), and is asked only where that would continue a run, which is rare: finding out
+/// costs a look at the position's moves. Codes run from loss to win, so "worse" is "lower".
 ///
 /// A free index continues the run of the code before it when it may; a position that cannot starts a run of its own
 /// outcome, and a hole at the block's start the run of the first position after it (ties of an all-hole block go to
@@ -935,18 +917,19 @@ fn top(set: Allowed) -> u8 {
 /// and the prediction of a context model. For floors, starting the run of the position's own outcome rather than
 /// the run that reaches furthest came out smaller on most chess tables (KRvKP 123.2 KB against 125.0 KB, KNvKP
 /// 157.8 KB against 160.4 KB).
-fn wdl_codes(own: &[Allowed], may_lower: impl Fn(usize) -> bool) -> Vec<u8> {
+fn wdl_codes(own: &[u8], may_lower: impl Fn(usize) -> bool) -> Vec<u8> {
     let mut codes = Vec::with_capacity(own.len());
     let mut current: Option<u8> = None;
-    for (k, &set) in own.iter().enumerate() {
+    for (k, &mine) in own.iter().enumerate() {
         let code = match current {
-            Some(code) if set & (1 << code) != 0 => code,
-            Some(code) if set != HOLE && code < top(set) && may_lower(k) => code,
-            _ if set != HOLE => top(set),
+            Some(code) if mine == HOLE || mine == code => code,
+            Some(code) if code < mine && may_lower(k) => code,
+            _ if mine != HOLE => mine,
             _ => own[k..]
                 .iter()
-                .find(|&&next| next != HOLE)
-                .map_or(0, |&next| top(next)),
+                .copied()
+                .find(|&next| next != HOLE)
+                .unwrap_or(0),
         };
         codes.push(code);
         current = Some(code);
@@ -973,7 +956,7 @@ mod tests {
     /// The fill of free indices: holes and floors continue the run before them when they may; otherwise a position
     /// starts a run of its own outcome, and holes at the block's start take the first position's.
     #[test]
-    fn free_indices_continue_runs_and_start_the_longest() {
+    fn free_indices_continue_runs_or_start_their_own() {
         const L: u8 = 0;
         const D: u8 = 1;
         const W: u8 = 2;
@@ -1004,7 +987,7 @@ mod tests {
             Some((o, true)) => o,
             _ => Outcome::Loss,
         };
-        let own = own_sets(0..cells.len() as Index, &values);
+        let own = own_codes(0..cells.len() as Index, &values);
         let may_lower =
             |k: usize| values(k as Index).is_some_and(|v| best_exit(k as Index) == v.outcome());
         assert_eq!(

@@ -148,8 +148,9 @@ impl Family for Chess {
     }
 
     fn wdl_floors(&self, _: &Material) -> bool {
-        // Every chess probe (the prober, and through it the C and Python libraries, the server and `retro probe`)
-        // searches the captures and promotions of a position whose stored outcome is not a win.
+        // Every reader of a chess WDL file (the prober, and through it the C and Python libraries and the server)
+        // searches the captures and promotions of a position whose stored outcome is not a win; `retro probe` and
+        // the builds read the distance file, which stays exact.
         true
     }
 
