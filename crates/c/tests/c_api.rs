@@ -175,6 +175,15 @@ fn compile(name: &str, sources: &[PathBuf]) -> PathBuf {
     out
 }
 
+/// A command running a compiled C program with the library cargo built for this test: the rpath points there, but
+/// `cargo test` puts `target/PROFILE` first in `LD_LIBRARY_PATH`, where a `cargo build` may have left an older copy of
+/// the library that the loader would otherwise take.
+fn c_program(program: &Path) -> Command {
+    let mut command = Command::new(program);
+    command.env("LD_LIBRARY_PATH", library_dir());
+    command
+}
+
 /// The FENs both sides probe: mates, wins, losses, draws, en passant, a missing table, bad positions and text.
 const FENS: &[&str] = &[
     "8/8/8/8/8/2k5/8/KQ6 w - - 0 1",
@@ -299,7 +308,7 @@ fn the_c_test_agrees_with_retro_query() {
     let program = compile("retro-c-test", &[crate_dir().join("tests/c/test.c")]);
     let mut fens: Vec<String> = FENS.iter().map(|f| f.to_string()).collect();
     fens.extend(random_fens(300));
-    let mut child = Command::new(&program)
+    let mut child = c_program(&program)
         .arg(shipped())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -379,11 +388,7 @@ fn the_examples_build_and_probe_prints_category_and_distance() {
         String::from_utf8_lossy(&cxx.stderr)
     );
     let run = |fen: &str| {
-        let output = Command::new(&probe)
-            .arg(shipped())
-            .arg(fen)
-            .output()
-            .unwrap();
+        let output = c_program(&probe).arg(shipped()).arg(fen).output().unwrap();
         (
             output.status.success(),
             String::from_utf8(output.stdout).unwrap(),
