@@ -199,16 +199,18 @@ impl TableFile {
             Some(Layout::Packed) => self.decompress(block, data, expected),
             Some(Layout::Bytes) if encoding == Encoding::Wdl2 => {
                 let codes = self.decompress(block, data, values)?;
-                let mut packed = vec![0u8; expected];
-                for (i, &code) in codes.iter().enumerate() {
-                    if code > 2 {
-                        return Err(
-                            self.bad_block(block, format!("invalid win/draw/loss code {code}"))
-                        );
-                    }
-                    packed[i >> 2] |= code << ((i & 3) * 2);
-                }
-                Ok(packed.into_boxed_slice())
+                self.pack_wdl(block, &codes)
+            }
+            Some(Layout::Transposed)
+                if encoding == Encoding::Wdl2
+                    && self.header.version >= format::TRANSPOSED_WDL_VERSION
+                    && data.len() >= 4 =>
+            {
+                let columns = self.columns(block, data, values)?;
+                let stored = self.decompress(block, &data[4..], values)?;
+                let mut codes = vec![0u8; values];
+                format::for_each_transposed(values, columns, |from, to| codes[to] = stored[from]);
+                self.pack_wdl(block, &codes)
             }
             Some(Layout::Constant) if data.len() == encoding.code_width() => {
                 if encoding == Encoding::Wdl2 {
@@ -229,10 +231,7 @@ impl TableFile {
                 }
             }
             Some(Layout::Transposed) if encoding != Encoding::Wdl2 && data.len() >= 4 => {
-                let columns = u32::from_le_bytes(data[..4].try_into().expect("4 bytes")) as usize;
-                if columns < 2 || columns > values {
-                    return Err(self.bad_block(block, format!("{columns} columns")));
-                }
+                let columns = self.columns(block, data, values)?;
                 let stored = self.decompress(block, &data[4..], expected)?;
                 let width = encoding.code_width();
                 let mut out = vec![0u8; expected];
@@ -247,6 +246,27 @@ impl TableFile {
                 format!("unknown layout {layout} ({} bytes)", data.len()),
             )),
         }
+    }
+
+    /// The column count of a transposed block (its first four bytes), checked against the block's `values`.
+    fn columns(&self, block: u64, data: &[u8], values: usize) -> Result<usize, ProbeError> {
+        let columns = u32::from_le_bytes(data[..4].try_into().expect("4 bytes")) as usize;
+        if columns < 2 || columns > values {
+            return Err(self.bad_block(block, format!("{columns} columns")));
+        }
+        Ok(columns)
+    }
+
+    /// A WDL block packed four values to a byte from one code a byte.
+    fn pack_wdl(&self, block: u64, codes: &[u8]) -> Result<Box<[u8]>, ProbeError> {
+        let mut packed = vec![0u8; codes.len().div_ceil(4)];
+        for (i, &code) in codes.iter().enumerate() {
+            if code > 2 {
+                return Err(self.bad_block(block, format!("invalid win/draw/loss code {code}")));
+            }
+            packed[i >> 2] |= code << ((i & 3) * 2);
+        }
+        Ok(packed.into_boxed_slice())
     }
 
     fn bad_block(&self, block: u64, what: String) -> ProbeError {

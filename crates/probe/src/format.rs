@@ -1,4 +1,4 @@
-//! The table file format, versions 1 to 3: constants, value codes, block layouts, and the header in both
+//! The table file format, versions 1 to 4: constants, value codes, block layouts, and the header in both
 //! directions (parsed by the reader, built by the writer in `retro-table`), so that the two can never disagree.
 //! FORMAT.md at the root of the repository describes the same bytes for readers in other languages.
 //!
@@ -8,7 +8,8 @@
 //! in size: small integers in the header, block lengths of 4 bytes instead of offsets of 8, and block layouts that
 //! let a block of one value take two bytes and a small WDL block be compressed one value per byte. Once a block
 //! is decoded, both versions give the same bytes (see [`Encoding`]), which is what the cache keeps and probes read.
-//! Version 3 is version 2's layout for a WDL file whose values are *floors* (see [`Header::floors`]).
+//! Version 3 is version 2's layout for a WDL file whose values are *floors* (see [`Header::floors`]); version 4 is
+//! version 2's layout for a WDL file that may store blocks transposed, its kind byte saying whether it holds floors.
 
 use std::ops::Range;
 use std::path::Path;
@@ -21,10 +22,16 @@ use crate::error::{ErrorKind, ProbeError};
 /// The first eight bytes of every table file. The final 0x1a (as in PNG) catches text-mode transfers.
 pub const MAGIC: [u8; 8] = *b"RETROTB\x1a";
 /// The newest format version this code writes and reads (it reads every older one too). Writers write version 2,
-/// except for a WDL file of floors, which is version 3 (see [`Header::floors`]).
-pub const VERSION: u32 = 3;
+/// except for WDL files: version 3 for one of floors (see [`Header::floors`]), version 4 for one with transposed
+/// blocks.
+pub const VERSION: u32 = 4;
 /// The version of a WDL file whose values are floors: version 2's layout, another meaning of the values.
 pub const FLOORS_VERSION: u32 = 3;
+/// The version of a WDL file with transposed blocks ([`Layout::Transposed`]): version 2's layout, in which the file
+/// kind byte also says whether the values are floors ([`WDL_FLOORS_KIND`]).
+pub const TRANSPOSED_WDL_VERSION: u32 = 4;
+/// The file kind byte of a WDL file of floors in version 4 (1 is a WDL file of exact outcomes, 2 a distance file).
+pub const WDL_FLOORS_KIND: u8 = 3;
 /// File extension of the win/draw/loss file.
 pub const WDL_EXTENSION: &str = "rwdl";
 /// File extension of the distance file.
@@ -161,10 +168,10 @@ pub enum Layout {
     Bytes,
     /// Every value of the block is the same: its code follows, in the width of one value (1 byte for WDL files).
     Constant,
-    /// Distance files only: a u32 column count `c` (at least 2), then a zstd frame of the block's values read as
-    /// rows of `c` values, column by column. When a table's index has a period (a chess index: the squares of its
-    /// last piece), the values of one column are neighbours in the game and zstd finds longer matches (KNPvK's
-    /// distance file: 11% smaller).
+    /// A u32 column count `c` (at least 2), then a zstd frame of the block's values read as rows of `c` values,
+    /// column by column: distance codes in the file's width, or in a WDL file (version 4) one code a byte. When a
+    /// table's index has a period (a chess index: the squares of its last piece), the values of one column are
+    /// neighbours in the game and zstd finds longer matches (KNPvK's distance file: 11% smaller).
     Transposed,
 }
 
@@ -343,9 +350,11 @@ impl Metadata {
 /// The parsed header of one file.
 #[derive(Clone, Debug)]
 pub struct Header {
-    /// The format version the file was written in (1, 2 or 3).
+    /// The format version the file was written in (1 to 4).
     pub version: u32,
     pub kind: FileKind,
+    /// Whether the values are floors (a WDL file of version 3, or one of version 4 whose kind says so).
+    floors: bool,
     pub encoding: Encoding,
     /// Values per block (a power of two); the last block may hold fewer.
     pub block_values: u32,
@@ -364,12 +373,13 @@ pub struct Header {
 }
 
 impl Header {
-    /// Whether the values of this WDL file are floors (version 3): a position's stored outcome may be worse for
+    /// Whether the values of this WDL file are floors (version 3, or 4 with [`WDL_FLOORS_KIND`]): a position's
+    /// stored outcome may be worse for
     /// the side to move than its value when one of its exits (a move into another table: for chess, a capture or
     /// a promotion) reaches that value. The writer stores whatever compresses best among the outcomes no better
     /// than the value, and a prober takes the better of the stored outcome and the exits' outcomes.
     pub fn floors(&self) -> bool {
-        self.version >= FLOORS_VERSION && self.kind == FileKind::Wdl
+        self.floors
     }
 
     /// The values of block `block` (`block_values`, fewer for the last block).
@@ -503,6 +513,7 @@ impl Header {
         Ok(Header {
             version: 1,
             kind,
+            floors: false,
             encoding,
             block_values,
             block_count,
@@ -532,8 +543,14 @@ impl Header {
             path,
         };
         let kind_code = r.u8("file kind")?;
-        let kind = FileKind::from_code(u32::from(kind_code))
-            .ok_or_else(|| ProbeError::malformed(path, format!("unknown file kind {kind_code}")))?;
+        let (kind, floors) = if version >= TRANSPOSED_WDL_VERSION && kind_code == WDL_FLOORS_KIND {
+            (FileKind::Wdl, true)
+        } else {
+            let kind = FileKind::from_code(u32::from(kind_code)).ok_or_else(|| {
+                ProbeError::malformed(path, format!("unknown file kind {kind_code}"))
+            })?;
+            (kind, version == FLOORS_VERSION && kind == FileKind::Wdl)
+        };
         let encoding = encoding_of(path, u32::from(r.u8("value encoding")?), kind)?;
         let block_shift = r.u8("block size")?;
         if u32::from(block_shift) > MAX_BLOCK_VALUES.trailing_zeros() {
@@ -619,12 +636,15 @@ impl Header {
         if version >= FLOORS_VERSION && kind != FileKind::Wdl {
             return Err(ProbeError::malformed(
                 path,
-                format!("a distance file of format version {version} (only WDL files have floors)"),
+                format!(
+                    "a distance file of format version {version} (only WDL files are written in it)"
+                ),
             ));
         }
         Ok(Header {
             version,
             kind,
+            floors,
             encoding,
             block_values,
             block_count,
@@ -890,9 +910,12 @@ impl<'a> Cursor<'a> {
 
 /// Everything the writer decides about one file, from which [`build_header`] lays out its header.
 pub struct HeaderSpec<'a> {
-    /// The format version to write: [`VERSION`], or 1 for readers that know only version 1.
+    /// The format version to write: 2, 1 for readers that know only version 1, or for a WDL file 3 (floors) or 4
+    /// (transposed blocks, floors or not).
     pub version: u32,
     pub kind: FileKind,
+    /// Whether the values are floors: only for a WDL file of version 3 (where it is implied) or 4.
+    pub floors: bool,
     pub encoding: Encoding,
     pub block_values: u32,
     pub meta: &'a Metadata,
@@ -922,10 +945,14 @@ pub fn build_header(spec: &HeaderSpec<'_>) -> Result<Vec<u8>, String> {
     if block_count != meta.index_size.div_ceil(u64::from(spec.block_values)) {
         return Err("the number of blocks does not match the index size".into());
     }
+    if spec.floors && spec.version < FLOORS_VERSION {
+        return Err(format!("format version {} has no floors", spec.version));
+    }
     let mut out = match spec.version {
         1 => header_v1(spec)?,
         2 => header_v2(spec)?,
-        FLOORS_VERSION if spec.kind == FileKind::Wdl => header_v2(spec)?,
+        FLOORS_VERSION if spec.kind == FileKind::Wdl && spec.floors => header_v2(spec)?,
+        TRANSPOSED_WDL_VERSION if spec.kind == FileKind::Wdl => header_v2(spec)?,
         v => return Err(format!("cannot write format version {v}")),
     };
     let sum = checksum(&out);
@@ -996,7 +1023,11 @@ fn header_v2(spec: &HeaderSpec<'_>) -> Result<Vec<u8>, String> {
     out.extend_from_slice(&MAGIC);
     out.extend_from_slice(&spec.version.to_le_bytes());
     out.extend_from_slice(&0u32.to_le_bytes()); // header length, patched below
-    out.push(spec.kind.code() as u8);
+    out.push(if spec.version >= TRANSPOSED_WDL_VERSION && spec.floors {
+        WDL_FLOORS_KIND
+    } else {
+        spec.kind.code() as u8
+    });
     out.push(spec.encoding.code() as u8);
     out.push(spec.block_values.trailing_zeros() as u8);
     out.push(meta.sides.len() as u8);
@@ -1158,6 +1189,7 @@ mod tests {
             let header = build_header(&HeaderSpec {
                 version,
                 kind: FileKind::Distance,
+                floors: false,
                 encoding: Encoding::Distance32,
                 block_values: 256,
                 meta: &meta,
@@ -1194,6 +1226,7 @@ mod tests {
             build_header(&HeaderSpec {
                 version: 2,
                 kind: FileKind::Distance,
+                floors: false,
                 encoding: Encoding::Distance32,
                 block_values: 512,
                 meta: &meta,
@@ -1204,6 +1237,66 @@ mod tests {
             })
             .is_err()
         );
+    }
+
+    #[test]
+    fn wdl_headers_say_whether_their_values_are_floors() {
+        let meta = Metadata {
+            game: "g".into(),
+            name: "t".into(),
+            params: Vec::new(),
+            index_size: 8,
+            sides: vec![SideCounts {
+                wins: 8,
+                longest_win: Some(1),
+                ..SideCounts::default()
+            }],
+            holes: 0,
+        };
+        let header = |version: u32, kind: FileKind, floors: bool| {
+            build_header(&HeaderSpec {
+                version,
+                kind,
+                floors,
+                encoding: match kind {
+                    FileKind::Wdl => Encoding::Wdl2,
+                    FileKind::Distance => Encoding::Distance8,
+                },
+                block_values: 8,
+                meta: &meta,
+                payload_len: 0,
+                stored_payload: b"",
+                block_lens: &[1],
+                block_sums: &[0],
+            })
+            .map(|mut file| {
+                file.push(0);
+                file
+            })
+        };
+        for (version, floors) in [(2, false), (3, true), (4, false), (4, true)] {
+            let file = header(version, FileKind::Wdl, floors).unwrap();
+            let parsed = Header::parse(Path::new("h"), &file).unwrap();
+            assert_eq!((parsed.version, parsed.floors()), (version, floors));
+            assert_eq!(parsed.kind, FileKind::Wdl);
+        }
+        // Version 3 means floors; version 2 cannot say them; versions 3 and 4 hold WDL files only.
+        assert!(header(3, FileKind::Wdl, false).is_err());
+        assert!(header(2, FileKind::Wdl, true).is_err());
+        assert!(header(4, FileKind::Distance, false).is_err());
+        // A distance file of version 4, or the floors' kind byte before version 4, is corrupt.
+        let mut file = header(4, FileKind::Wdl, false).unwrap();
+        file[16] = 2;
+        file[17] = Encoding::Distance8.code() as u8;
+        let at = Header::checksum_at(&file).unwrap();
+        let sum = checksum(&file[..at]);
+        file[at..at + 8].copy_from_slice(&sum.to_le_bytes());
+        assert!(Header::parse(Path::new("h"), &file).is_err());
+        let mut file = header(2, FileKind::Wdl, false).unwrap();
+        file[16] = WDL_FLOORS_KIND;
+        let sum = checksum(&file[..at]);
+        file[at..at + 8].copy_from_slice(&sum.to_le_bytes());
+        assert!(Header::parse(Path::new("h"), &file).is_err());
     }
 
     #[test]

@@ -326,13 +326,21 @@ fn bad_names_and_sides_are_refused() {
 
 // --- damaged files ---------------------------------------------------------------------------------------------
 
-/// A small table of many blocks, written once in format `version`, as (WDL bytes, distance bytes, values).
-/// The files damaged below: each layout version, and a WDL file of floors (version 3, `floors`).
-const DAMAGED: [(u32, bool); 3] = [(1, false), (2, false), (2, true)];
+/// The files damaged below, as (version, floors, transposed): each layout version, a WDL file of floors (version
+/// 3), and a WDL file of floors with a transposed block (version 4).
+const DAMAGED: [(u32, bool, bool); 4] = [
+    (1, false, false),
+    (2, false, false),
+    (2, true, false),
+    (2, true, true),
+];
 
+/// A small table of many blocks, written once in format `version`, as (WDL bytes, distance bytes, values). With
+/// `transposed`, a table with a period whose one WDL block is stored transposed.
 fn damaged_fixture(
     version: u32,
     floors: bool,
+    transposed: bool,
 ) -> (Vec<u8>, Vec<u8>, impl Fn(Index) -> Option<Value>) {
     let dir = tempfile::tempdir().unwrap();
     let synthetic = Synthetic {
@@ -340,25 +348,37 @@ fn damaged_fixture(
         max_plies: 40,
         hole_rate: 15,
     };
-    let values = move |i| synthetic.value(i);
+    let values = move |i| {
+        if transposed {
+            columnar(i)
+        } else {
+            synthetic.value(i)
+        }
+    };
     // Every other position's exits reach its value.
     let best_exit = |i: Index| match values(i) {
         Some(v) if i.is_multiple_of(2) => v.outcome(),
         _ => Outcome::Loss,
     };
-    let spec = TableSpec {
+    let mut spec = TableSpec {
         exits: floors.then_some(&best_exit as &(dyn Fn(Index) -> Outcome + Sync)),
-        ..spec_version("c", 300, 2, b"a payload", version)
+        ..spec_version(
+            "c",
+            if transposed { 1024 } else { 300 },
+            2,
+            b"a payload",
+            version,
+        )
     };
-    let written = write_table(dir.path(), &spec, &values).unwrap();
-    if floors {
-        assert!(
-            TableFile::open(&written.wdl_path)
-                .unwrap()
-                .header()
-                .floors()
-        );
+    if transposed {
+        spec.options.wdl_block_values = 1024;
+        spec.options.distance_block_values = 256;
+        spec.options.try_transposed = true;
     }
+    let written = write_table(dir.path(), &spec, &values).unwrap();
+    let header = TableFile::open(&written.wdl_path).unwrap().header().clone();
+    assert_eq!(header.floors(), floors);
+    assert_eq!(header.version == 4, transposed);
     (
         std::fs::read(written.wdl_path).unwrap(),
         std::fs::read(written.distance_path).unwrap(),
@@ -376,13 +396,13 @@ fn open_pair(wdl: Vec<u8>, distance: Vec<u8>) -> Result<Table, ProbeError> {
 /// a wrong value.
 #[test]
 fn every_flipped_bit_is_an_error_never_a_wrong_value() {
-    for (version, floors) in DAMAGED {
-        every_flipped_bit_is_an_error_in(version, floors);
+    for (version, floors, transposed) in DAMAGED {
+        every_flipped_bit_is_an_error_in(version, floors, transposed);
     }
 }
 
-fn every_flipped_bit_is_an_error_in(version: u32, floors: bool) {
-    let (wdl, distance, values) = damaged_fixture(version, floors);
+fn every_flipped_bit_is_an_error_in(version: u32, floors: bool, transposed: bool) {
+    let (wdl, distance, values) = damaged_fixture(version, floors, transposed);
     for which in [FileKind::Wdl, FileKind::Distance] {
         let original = if which == FileKind::Wdl {
             &wdl
@@ -448,13 +468,13 @@ fn every_flipped_bit_is_an_error_in(version: u32, floors: bool) {
 
 #[test]
 fn every_truncation_is_an_error_naming_the_file() {
-    for (version, floors) in DAMAGED {
-        every_truncation_is_an_error_in(version, floors);
+    for (version, floors, transposed) in DAMAGED {
+        every_truncation_is_an_error_in(version, floors, transposed);
     }
 }
 
-fn every_truncation_is_an_error_in(version: u32, floors: bool) {
-    let (wdl, distance, _) = damaged_fixture(version, floors);
+fn every_truncation_is_an_error_in(version: u32, floors: bool, transposed: bool) {
+    let (wdl, distance, _) = damaged_fixture(version, floors, transposed);
     for len in 0..wdl.len() {
         let err = open_pair(wdl[..len].to_vec(), distance.clone())
             .err()
@@ -478,20 +498,20 @@ fn every_truncation_is_an_error_in(version: u32, floors: bool) {
 
 #[test]
 fn a_newer_format_version_is_refused_as_such() {
-    let (mut wdl, distance, _) = damaged_fixture(2, false);
+    let (mut wdl, distance, _) = damaged_fixture(2, false, false);
     wdl[8..12].copy_from_slice(&(retro_probe::format::VERSION + 1).to_le_bytes());
     let err = open_pair(wdl, distance).err().unwrap();
     assert!(
         matches!(
             err.kind(),
             ErrorKind::NewerVersion {
-                found: 4,
-                supported: 3
+                found: 5,
+                supported: 4
             }
         ),
         "{err}"
     );
-    assert!(err.to_string().contains("version 4 is newer"), "{err}");
+    assert!(err.to_string().contains("version 5 is newer"), "{err}");
     let err = write_table(
         tempfile::tempdir().unwrap().path(),
         &spec_version("v", 10, 1, b"", 3),
@@ -595,6 +615,75 @@ fn periodic_distance_blocks_are_stored_transposed_and_read_back() {
     );
     let table = Table::open(other.path(), "graph", "periodic", 1 << 22).unwrap();
     assert_reads_back(&table, &periodic);
+}
+
+/// Values in columns of 37 (as a chess index has the squares of its last man), each column in runs of its own length
+/// along the rows (as a man's square changes the outcome little): rows seldom repeat, columns do.
+fn columnar(i: Index) -> Option<Value> {
+    let (row, column) = (i / 37, i % 37);
+    let run = 4 + mix(column) % 29;
+    let h = mix(column.wrapping_mul(0x1234_5678_9abc) ^ (row / run));
+    if mix(i ^ 0xabc).is_multiple_of(10) {
+        return None;
+    }
+    let plies = (row % 50) as u32;
+    Some(match h % 3 {
+        0 => Value::DRAW,
+        1 => Value::win(plies),
+        _ => Value::loss(plies),
+    })
+}
+
+/// WDL blocks of a table with a period are stored transposed (one code a byte, version 4) when that is smaller,
+/// with or without floors, read back exactly, and the file is smaller than without trying.
+#[test]
+fn columnar_wdl_blocks_are_stored_transposed_in_version_4() {
+    use retro_probe::Layout;
+    let size = 40_000;
+    // Two positions in three have exits that reach their value.
+    let best_exit = |i: Index| match columnar(i) {
+        Some(v) if !i.is_multiple_of(3) => v.outcome(),
+        _ => Outcome::Loss,
+    };
+    for floors in [false, true] {
+        let mut sizes = Vec::new();
+        for try_transposed in [false, true] {
+            let dir = tempfile::tempdir().unwrap();
+            let mut spec = TableSpec {
+                exits: floors.then_some(&best_exit as &(dyn Fn(Index) -> Outcome + Sync)),
+                ..spec("columnar", size, 1, b"")
+            };
+            spec.options.wdl_block_values = 1 << 13;
+            spec.options.wdl_level = 9;
+            spec.options.try_transposed = try_transposed;
+            let written = write_table(dir.path(), &spec, columnar).unwrap();
+            sizes.push(written.wdl_bytes);
+            let table = Table::open(dir.path(), "graph", "columnar", 1 << 22).unwrap();
+            assert_reads_back(&table, &columnar);
+            let file = table.wdl_file();
+            assert_eq!(file.header().floors(), floors);
+            let layouts: Vec<_> = (0..file.header().block_count)
+                .map(|b| file.block_layout(b).unwrap().unwrap())
+                .collect();
+            let transposed = layouts.contains(&Layout::Transposed);
+            assert_eq!(transposed, try_transposed, "{layouts:?}");
+            let version = match (transposed, floors) {
+                (true, _) => 4,
+                (false, true) => 3,
+                (false, false) => 2,
+            };
+            assert_eq!(file.header().version, version);
+            for i in 0..size {
+                let Some(value) = columnar(i) else { continue };
+                let stored = table.probe_wdl_floor(i).unwrap();
+                assert!(
+                    stored == value.outcome()
+                        || (stored < value.outcome() && best_exit(i) == value.outcome())
+                );
+            }
+        }
+        assert!(sizes[1] < sizes[0], "floors {floors}: {sizes:?}");
+    }
 }
 
 /// Blocks where every value is the same (holes filled included) take two bytes; small WDL blocks are stored in

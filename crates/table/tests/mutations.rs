@@ -24,7 +24,7 @@ impl Rng {
 }
 
 /// The files of a few small tables (both kinds, several blocks, with and without payload, every block layout), in
-/// every format version (a WDL file of floors is version 3).
+/// every format version (a WDL file of floors is version 3, one with a transposed block version 4).
 fn seeds() -> Vec<Vec<u8>> {
     let dir = tempfile::tempdir().unwrap();
     let mut files = Vec::new();
@@ -35,6 +35,7 @@ fn seeds() -> Vec<Vec<u8>> {
         (3, 300, 20, 2),
         (4, 3000, 20, 2),
         (5, 1000, 30, 2),
+        (6, 2048, 30, 2),
         (0, 200, 20, 1),
         (1, 1000, 300, 1),
     ] {
@@ -45,6 +46,20 @@ fn seeds() -> Vec<Vec<u8>> {
             _ if k == 3 && i < 64 => None,
             _ if k == 3 && i < 128 => Some(Value::DRAW),
             // Table 4 has a period of 29 (see the transposed layout).
+            // Table 6 has columns of 37 in runs of their own lengths: its WDL blocks are stored transposed.
+            _ if k == 6 => {
+                let (row, column) = (i / 37, i % 37);
+                match (((column * 0x9E37_79B9) ^ (row / (4 + column % 11)))
+                    .wrapping_mul(0x2545_F491)
+                    >> 20)
+                    & 3
+                {
+                    0 => None,
+                    1 => Some(Value::DRAW),
+                    2 => Some(Value::win((row % 30) as u32)),
+                    _ => Some(Value::loss((row % 30) as u32)),
+                }
+            }
             _ if k == 4 => match (i % 29) % 4 {
                 0 => None,
                 1 => Some(Value::DRAW),
@@ -56,8 +71,8 @@ fn seeds() -> Vec<Vec<u8>> {
             2 => Some(Value::win((i as u32 * 7) % (max_plies + 1))),
             _ => Some(Value::loss((i as u32 * 3) % (max_plies + 1))),
         };
-        // Table 5's WDL file holds floors (version 3): every third position's exits reach its value.
-        let floors = k == 5;
+        // The WDL files of tables 5 and 6 hold floors: every third position's exits reach its value.
+        let floors = k == 5 || k == 6;
         let best_exit = |i: Index| match value(i) {
             Some(v) if i.is_multiple_of(3) => v.outcome(),
             _ => Outcome::Loss,
@@ -72,7 +87,7 @@ fn seeds() -> Vec<Vec<u8>> {
             payload: &payload,
             exits: floors.then_some(&best_exit as &(dyn Fn(Index) -> Outcome + Sync)),
             options: WriteOptions {
-                wdl_block_values: 64,
+                wdl_block_values: if k == 6 { 1024 } else { 64 },
                 // Table 4 has distance blocks long enough to be stored transposed.
                 distance_block_values: if k == 4 { 2048 } else { 32 },
                 wdl_level: 3,
@@ -161,6 +176,11 @@ fn mutated_tables_never_panic_the_reader() {
         }
     }
     assert_eq!(layouts.len(), 4, "{layouts:?}");
+    let versions: std::collections::HashSet<u32> = seeds
+        .iter()
+        .map(|seed| u32::from_le_bytes(seed[8..12].try_into().unwrap()))
+        .collect();
+    assert_eq!(versions, (1..=4).collect(), "{versions:?}");
     let mut rng = Rng(2024);
     let tries = 30_000;
     let mut reached_blocks = 0;
