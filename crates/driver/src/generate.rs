@@ -260,7 +260,7 @@ fn build_one<F: Family>(
     }
     let payload = family.payload(table);
     let side_of = family.side_of(table);
-    let best_exit = |i: Index| retro_game::best_exit(&game, i);
+    let best_exit = |i: Index| retro_game::Game::best_exit(&game, i);
     let exits: Option<&(dyn Fn(Index) -> Outcome + Sync)> = if family.wdl_floors(table) {
         Some(&best_exit)
     } else {

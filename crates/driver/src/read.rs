@@ -115,7 +115,7 @@ pub fn check_floors<G: Game>(
                 if stored == v.outcome() {
                     continue;
                 }
-                let reached = retro_game::best_exit(game, index);
+                let reached = game.best_exit(index);
                 if reached != v.outcome() {
                     bail!(
                         "{}: index {index} stores a {stored} below its {v}, but its exits reach only a {reached}",

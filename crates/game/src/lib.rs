@@ -196,6 +196,15 @@ pub trait Game: Sync {
     /// Visits every predecessor of the position at `index` inside this table: every index `p` with a move
     /// `Move::To(index)`, as often as `p` has such moves.
     fn unmoves<F: FnMut(Index)>(&self, index: Index, visit: F);
+
+    /// The best outcome the [`Move::Exit`]s of the position at `index` reach for its side to move: a loss when it
+    /// has none (or is a hole, or terminal). A WDL file of floors may store a worse outcome for a position whose
+    /// exits reach its own, and the writer asks this of many positions. The default reads the exits through
+    /// [`count_moves`](Game::count_moves) ([`best_exit_by_counting`]); a game that can find its exits alone, without
+    /// counting the other moves, overrides it.
+    fn best_exit(&self, index: Index) -> Outcome {
+        best_exit_by_counting(self, index)
+    }
 }
 
 /// [`Game::count_moves`] through [`Game::expand`]: the default, and what a game that overrides it falls back on for
@@ -213,10 +222,8 @@ pub fn count_by_expanding<G: Game + ?Sized, F: FnMut(Value)>(
     (node, inside)
 }
 
-/// The best outcome the [`Move::Exit`]s of the position at `index` reach for its side to move, read through
-/// [`Game::count_moves`]: a loss when it has none (or is a hole, or terminal). A WDL file of floors may store a worse
-/// outcome for a position whose exits reach its own.
-pub fn best_exit<G: Game + ?Sized>(game: &G, index: Index) -> Outcome {
+/// [`Game::best_exit`] through [`Game::count_moves`]: the default, and what an override is checked against.
+pub fn best_exit_by_counting<G: Game + ?Sized>(game: &G, index: Index) -> Outcome {
     let mut best = Outcome::Loss;
     game.count_moves(index, |reached| {
         // The exit's value is for the side to move after it: the mover's outcome is its opposite (outcomes are

@@ -158,6 +158,27 @@ fn four_men_tables_keep_the_contract() {
     }
 }
 
+/// The exits' best outcome found from the captures and promotions alone is the one found by counting every move, on
+/// tables whose exits are captures into wins and draws, and promotions.
+#[test]
+fn the_best_exit_is_found_without_counting_the_other_moves() {
+    for (name, step) in [("KQvKB", 13), ("KRvKN", 13), ("KPvK", 1)] {
+        let mut tables = TableSet::new();
+        let game = ChessGame::new(game_of(name, &mut tables), &tables).unwrap();
+        let mut reached = [0u64; 3];
+        for index in (0..game.size()).step_by(step) {
+            let best = game.best_exit(index);
+            assert_eq!(
+                best,
+                retro_game::best_exit_by_counting(&game, index),
+                "{name} index {index}"
+            );
+            reached[best as usize] += 1;
+        }
+        assert!(reached.iter().all(|&n| n > 100), "{name}: {reached:?}");
+    }
+}
+
 #[test]
 fn six_men_tables_keep_the_contract() {
     // Too big to solve here (6.7 · 10^9 indices): its moves are checked on a spread of indices, exits as draws.
