@@ -3,6 +3,7 @@
 # 4-man chess tables: builds the release library, compiles examples/c/bench.c against it and runs it.
 #
 #   scripts/c-bench.sh [SECONDS] [THREADS] [wdl|dtm|both] [MEN,...]   (see examples/c/bench.c)
+#   scripts/c-bench.sh 1 1 cold [MEN,...]   cold DTM probes: each on a new handle, first block read included
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -p retro-c
