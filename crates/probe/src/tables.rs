@@ -228,8 +228,9 @@ impl Table {
         self.probe_wdl_floor(index)
     }
 
-    /// Whether the WDL file's values are floors (format version 3, or 4 with floors, see [`Header::floors`](crate::format::Header)):
-    /// the outcome of a position is the better, for its side to move, of the stored one and those its exits reach.
+    /// Whether the WDL file's values are floors (format version 3, or 4 with floors; see
+    /// [`Header::floors`](crate::format::Header)): the outcome of a position is the better, for its side to move, of
+    /// the stored one and those its exits reach.
     pub fn wdl_floors(&self) -> bool {
         self.wdl.header().floors()
     }

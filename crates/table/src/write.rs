@@ -31,8 +31,8 @@ pub struct TableSpec<'a, S> {
     pub payload: &'a [u8],
     /// For a game whose prober searches the exits (the moves into other tables) of a position: the best outcome
     /// the exits of index `i` reach for its side to move (a loss when it has none). With it, the WDL file holds
-    /// floors (format version 3, or 4 with a transposed block): a position whose exits reach its outcome may store any outcome no better, and the
-    /// writer picks what compresses best. `None` writes exact outcomes.
+    /// floors (format version 3, or 4 with a transposed block): a position whose exits reach its outcome may store
+    /// any outcome no better, and the writer picks what compresses best. `None` writes exact outcomes.
     pub exits: Option<&'a (dyn Fn(Index) -> Outcome + Sync)>,
     pub options: WriteOptions,
 }
