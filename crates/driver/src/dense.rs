@@ -163,6 +163,7 @@ mod tests {
             size,
             payload: &[],
             exits: None,
+            index_periods: &[],
             options: WriteOptions::default(),
         };
         write_table(dir.path(), &spec, |i| values[i as usize]).unwrap();

@@ -266,6 +266,7 @@ fn build_one<F: Family>(
     } else {
         None
     };
+    let index_periods = family.index_periods(table);
     let spec = TableSpec {
         game: game_word,
         name: &name,
@@ -275,6 +276,7 @@ fn build_one<F: Family>(
         size,
         payload: &payload,
         exits,
+        index_periods: &index_periods,
         options,
     };
     // Fewer writer threads than the build's when the budget is short: the bytes written are the same.

@@ -247,6 +247,7 @@ fn verify_finds_a_floor_no_exit_completes() {
         size: table.size(),
         payload: &[],
         exits: Some(&|i: Index| values[i as usize].map_or(Outcome::Loss, |v| v.outcome())),
+        index_periods: &[],
         options: WriteOptions::default(),
     };
     drop(table);

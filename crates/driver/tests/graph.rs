@@ -145,6 +145,7 @@ fn a_wrong_value_fails_verify_and_unknown_positions_are_errors() {
         size: 3,
         payload: &payload,
         exits: None,
+        index_periods: &[],
         options: WriteOptions {
             large_table: 0,
             ..WriteOptions::default()

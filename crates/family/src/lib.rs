@@ -310,6 +310,14 @@ pub trait Family: Sync + 'static {
         false
     }
 
+    /// Row lengths of the table's index, if the family knows them: numbers of indices after which the index starts
+    /// over with the next value of a slower digit (for chess, the placements of the last men). The writer tries them
+    /// as column counts of transposed WDL blocks in compact files. None by default.
+    fn index_periods(&self, table: &Self::Table) -> Vec<u64> {
+        let _ = table;
+        Vec::new()
+    }
+
     /// How a position whose mover has no move is scored.
     fn convention(&self, table: &Self::Table) -> PlayConvention {
         let _ = table;

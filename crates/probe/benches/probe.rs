@@ -40,6 +40,7 @@ fn bench(c: &mut Criterion) {
         size: SIZE,
         payload: b"",
         exits: None,
+        index_periods: &[],
         options: WriteOptions {
             wdl_level: 9,
             distance_level: 3,

@@ -81,6 +81,7 @@ fn spec_version<'a>(
         size,
         payload,
         exits: None,
+        index_periods: &[],
         options: WriteOptions {
             version,
             ..small_blocks()
@@ -121,6 +122,7 @@ fn floors_are_no_better_than_the_values_and_the_exits_reach_the_rest() {
     for (name, floors) in [("exact", false), ("floors", true)] {
         let mut spec = TableSpec {
             exits: floors.then_some(&best_exit as &(dyn Fn(Index) -> Outcome + Sync)),
+            index_periods: &[],
             ..spec(name, size, 2, b"")
         };
         // Blocks large enough to compress (64 values are 16 bytes, which zstd stores as they are).
@@ -317,6 +319,7 @@ fn bad_names_and_sides_are_refused() {
         size: 10,
         payload: b"",
         exits: None,
+        index_periods: &[],
         options: WriteOptions::default(),
     };
     let err = write_table(dir.path(), &bad_side, |_| Some(Value::DRAW)).unwrap_err();
@@ -362,6 +365,7 @@ fn damaged_fixture(
     };
     let mut spec = TableSpec {
         exits: floors.then_some(&best_exit as &(dyn Fn(Index) -> Outcome + Sync)),
+        index_periods: &[],
         ..spec_version(
             "c",
             if transposed { 1024 } else { 300 },
@@ -620,7 +624,12 @@ fn periodic_distance_blocks_are_stored_transposed_and_read_back() {
 /// Values in columns of 37 (as a chess index has the squares of its last man), each column in runs of its own length
 /// along the rows (as a man's square changes the outcome little): rows seldom repeat, columns do.
 fn columnar(i: Index) -> Option<Value> {
-    let (row, column) = (i / 37, i % 37);
+    columnar_in(37, i)
+}
+
+/// [`columnar`] with `columns` columns.
+fn columnar_in(columns: u64, i: Index) -> Option<Value> {
+    let (row, column) = (i / columns, i % columns);
     let run = 4 + mix(column) % 29;
     let h = mix(column.wrapping_mul(0x1234_5678_9abc) ^ (row / run));
     if mix(i ^ 0xabc).is_multiple_of(10) {
@@ -632,6 +641,36 @@ fn columnar(i: Index) -> Option<Value> {
         1 => Value::win(plies),
         _ => Value::loss(plies),
     })
+}
+
+/// A row length the game gives ([`TableSpec::index_periods`]) is tried even where the writer's own search for
+/// periods (up to 256) cannot find it: 700 columns.
+#[test]
+fn the_index_periods_a_game_gives_are_tried() {
+    use retro_probe::Layout;
+    let values = |i: Index| columnar_in(700, i);
+    let mut sizes = Vec::new();
+    for index_periods in [&[][..], &[700][..]] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut spec = TableSpec {
+            index_periods,
+            ..spec("wide", 1 << 16, 1, b"")
+        };
+        spec.options.wdl_block_values = 1 << 16;
+        spec.options.wdl_level = 9;
+        spec.options.try_transposed = true;
+        let written = write_table(dir.path(), &spec, values).unwrap();
+        sizes.push(written.wdl_bytes);
+        let table = Table::open(dir.path(), "graph", "wide", 1 << 22).unwrap();
+        assert_reads_back(&table, &values);
+        let layout = table.wdl_file().block_layout(0).unwrap().unwrap();
+        assert_eq!(
+            layout == Layout::Transposed,
+            !index_periods.is_empty(),
+            "{index_periods:?}"
+        );
+    }
+    assert!(sizes[1] * 2 < sizes[0], "{sizes:?}");
 }
 
 /// WDL blocks of a table with a period are stored transposed (one code a byte, version 4) when that is smaller,
@@ -651,6 +690,7 @@ fn columnar_wdl_blocks_are_stored_transposed_in_version_4() {
             let dir = tempfile::tempdir().unwrap();
             let mut spec = TableSpec {
                 exits: floors.then_some(&best_exit as &(dyn Fn(Index) -> Outcome + Sync)),
+                index_periods: &[],
                 ..spec("columnar", size, 1, b"")
             };
             spec.options.wdl_block_values = 1 << 13;

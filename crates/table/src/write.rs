@@ -34,6 +34,10 @@ pub struct TableSpec<'a, S> {
     /// floors (format version 3, or 4 with a transposed block): a position whose exits reach its outcome may store
     /// any outcome no better, and the writer picks what compresses best. `None` writes exact outcomes.
     pub exits: Option<&'a (dyn Fn(Index) -> Outcome + Sync)>,
+    /// Row lengths of the index that the game knows of (for chess, the numbers of placements of the last men: a
+    /// transposed block with that many columns brings those men in front of the others). The writer tries them as
+    /// column counts of transposed WDL blocks, beside the periods it finds itself. Empty when the game knows none.
+    pub index_periods: &'a [u64],
     pub options: WriteOptions,
 }
 
@@ -146,8 +150,8 @@ impl WriteOptions {
             + wdl_raw / 4 * 4
             + if bytes_layout { wdl_raw * 2 } else { 0 }
             // Transposed candidates: the order (four bytes a value), the holes marked, the transposed own codes,
-            // their exact and floored fills, the best kept, and the compressed block.
-            + if transposing { wdl_raw * 10 } else { 0 };
+            // their exact and floored fills, the two leaders kept, and the compressed blocks.
+            + if transposing { wdl_raw * 12 } else { 0 };
         // Reading back: the decoded block and one outcome a value.
         let wdl_read = wdl_raw / 4 + wdl_values * std::mem::size_of::<Outcome>() as u64;
         let distance_raw = distance_values * 4;
@@ -370,6 +374,7 @@ where
                     options.version
                 },
                 exits: if floors { exits } else { None },
+                index_periods: spec.index_periods,
                 try_transposed: options.try_transposed
                     && options.version >= 2
                     && spec.size <= options.large_table,
@@ -472,6 +477,8 @@ struct FileWriter<'a> {
     version: u32,
     /// The exits' best outcome by index, for a WDL file of floors.
     exits: Option<&'a (dyn Fn(Index) -> Outcome + Sync)>,
+    /// The index's row lengths the game knows of ([`TableSpec::index_periods`]), tried for transposed WDL blocks.
+    index_periods: &'a [u64],
     /// Whether distance blocks are also tried transposed (version 2, tables that are not large: it costs a
     /// second full compression of some blocks).
     try_transposed: bool,
@@ -715,11 +722,11 @@ impl FileWriter<'_> {
     }
 
     /// A WDL block (positions `own`, from index `start`) stored transposed ([`Layout::Transposed`], one code a
-    /// byte) with the most promising column count: the candidates are the index's periods ([`periods`]) and their
-    /// products with the first, each filled in its own order (a free index continues the run before it in the
+    /// byte) with the most promising column count: the candidates are the index's periods ([`periods`]), their
+    /// products with the first, and the row lengths the game knows of ([`TableSpec::index_periods`]), each filled in its own order (a free index continues the run before it in the
     /// stored order, which is what pays: filled in index order and then transposed, the 3- and 4-man WDL files
-    /// shrink 1.2%, filled in stored order 11%) and judged by a quick compression; the best is compressed in
-    /// earnest. `None` for a block too short to have rows.
+    /// shrink 1.2%, filled in stored order 11%) and judged by a quick compression; the [`LEADERS`] best are
+    /// compressed in earnest and the smallest kept. `None` for a block too short to have rows.
     fn wdl_transposed<V>(
         &self,
         start: Index,
@@ -736,18 +743,25 @@ impl FileWriter<'_> {
             .iter()
             .map(|&code| if code == HOLE { 0 } else { code + 1 })
             .collect();
-        let mut best: Option<(usize, Vec<u8>, usize)> = None;
+        // The two candidates a quick compression finds smallest, as (quick size, columns, codes), best first.
+        let mut leaders: Vec<(usize, usize, Vec<u8>)> = Vec::with_capacity(3);
         // Beside the periods, their products with the first: rows that are a pair of the index's last digits (two
         // men of a chess table moved in front of the others). KPvKP: 131.4 KB with the periods alone, 118.3 KB.
+        // And the row lengths the game knows of, which the sampled periods may miss: KQvKQ's 62 squares of the last
+        // queen (22.5 KB without, 16.5 KB with).
         let mut candidates = periods(&marked, 1);
         if let Some(&first) = candidates.first() {
-            let products: Vec<usize> = candidates
-                .iter()
-                .map(|&period| period * first)
-                .filter(|&columns| columns < own.len() / 2)
-                .collect();
+            let products: Vec<usize> = candidates.iter().map(|&period| period * first).collect();
             candidates.extend(products);
         }
+        for &known in self.index_periods {
+            if let Ok(known) = usize::try_from(known)
+                && !candidates.contains(&known)
+            {
+                candidates.push(known);
+            }
+        }
+        candidates.retain(|&columns| columns >= 2 && columns < own.len() / 2);
         for columns in candidates {
             let mut order = vec![0u32; own.len()];
             format::for_each_transposed(own.len(), columns, |to, from| order[to] = from as u32);
@@ -760,19 +774,27 @@ impl FileWriter<'_> {
                 |codes| Ok(proxy.compress(codes)?.len()),
             )?;
             let quick = proxy.compress(&codes)?.len();
-            if best.as_ref().is_none_or(|b| quick < b.2) {
-                best = Some((columns, codes, quick));
+            // Ties go to the candidate tried first.
+            let at = leaders.partition_point(|leader| leader.0 <= quick);
+            if at < LEADERS {
+                leaders.insert(at, (quick, columns, codes));
+                leaders.truncate(LEADERS);
             }
         }
-        let Some((columns, codes, _)) = best else {
-            return Ok(None);
-        };
-        let frame = compressor.compress(&codes)?;
-        let mut stored = Vec::with_capacity(5 + frame.len());
-        stored.push(Layout::Transposed.code());
-        stored.extend_from_slice(&(columns as u32).to_le_bytes());
-        stored.extend_from_slice(&frame);
-        Ok(Some(stored))
+        // Quick sizes rank candidates only roughly (KNvKP: the row length 48 came first quickly, and lost in
+        // earnest), so the leaders are compressed in earnest and the smallest kept.
+        let mut best: Option<Vec<u8>> = None;
+        for (_, columns, codes) in leaders {
+            let frame = compressor.compress(&codes)?;
+            let mut stored = Vec::with_capacity(5 + frame.len());
+            stored.push(Layout::Transposed.code());
+            stored.extend_from_slice(&(columns as u32).to_le_bytes());
+            stored.extend_from_slice(&frame);
+            if best.as_ref().is_none_or(|b| stored.len() < b.len()) {
+                best = Some(stored);
+            }
+        }
+        Ok(best)
     }
 
     /// The block `raw` (distance codes) stored transposed with the most promising column count, if one is
@@ -947,6 +969,9 @@ pub fn zstd_context_bytes(level: i32, block_bytes: u64) -> u64 {
 
 /// zstd level of the quick compressions that choose between candidate layouts.
 const PROXY_LEVEL: i32 = 3;
+
+/// How many transposed WDL candidates, the best by a quick compression, are compressed in earnest.
+const LEADERS: usize = 2;
 
 /// The longest period looked for by [`periods`], and how many of the best periods are tried.
 const MAX_PERIOD: usize = 256;

@@ -29,6 +29,7 @@ fn check(graph: &Graph, convention: PlayConvention, name: &str, options: WriteOp
         size: game.size(),
         payload: &payload,
         exits: None,
+        index_periods: &[],
         options,
     };
     write_table(dir.path(), &spec, |i| solution.value(i)).unwrap();

@@ -325,6 +325,19 @@ impl TableIndex {
         }
     }
 
+    /// The index's row lengths within a king pair: the placements of the last group of men, of the last two, and so
+    /// on up to all of them (one king pair's indices). Transposing a block with that many columns brings those men
+    /// in front of the others, which the writer tries ([`Family::index_periods`](retro_family::Family)).
+    pub fn row_lengths(&self) -> Vec<u64> {
+        let mut lengths: Vec<u64> = self.weights.iter().copied().filter(|&w| w > 1).collect();
+        let per_pair = self.groups.iter().map(|g| g.radix).product::<u64>();
+        if per_pair > 1 && !lengths.contains(&per_pair) {
+            lengths.push(per_pair);
+        }
+        lengths.sort_unstable();
+        lengths
+    }
+
     /// Number of canonical king pairs (462 without pawns).
     pub fn king_pairs(&self) -> usize {
         self.pairs.len()
@@ -566,6 +579,16 @@ impl TableIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn row_lengths_are_the_placements_of_the_last_men() {
+        let lengths = |name: &str| TableIndex::new(Material::parse(name).unwrap()).row_lengths();
+        assert_eq!(lengths("KQvKQ"), [62, 62 * 62]);
+        // Two like men are one group: their placements are combinations.
+        assert_eq!(lengths("KBBvK"), [62 * 61 / 2]);
+        assert_eq!(lengths("KRvKP"), [48, 62 * 48]);
+        assert_eq!(lengths("KQvK"), [62]);
+    }
 
     #[test]
     fn pawnless_tables_have_462_king_pairs() {
