@@ -643,6 +643,24 @@ fn columnar_in(columns: u64, i: Index) -> Option<Value> {
     })
 }
 
+/// Writes `spec`'s table with WDL blocks of `block_values` at level 9, transposed blocks tried if `try_transposed`,
+/// checks that it reads back, and returns its directory, the WDL file's size and the table.
+fn write_transposable<S: Fn(Index) -> u8 + Sync>(
+    mut spec: TableSpec<'_, S>,
+    block_values: u32,
+    try_transposed: bool,
+    values: impl Fn(Index) -> Option<Value> + Sync,
+) -> (tempfile::TempDir, u64, Table) {
+    let dir = tempfile::tempdir().unwrap();
+    spec.options.wdl_block_values = block_values;
+    spec.options.wdl_level = 9;
+    spec.options.try_transposed = try_transposed;
+    let written = write_table(dir.path(), &spec, &values).unwrap();
+    let table = Table::open(dir.path(), spec.game, spec.name, 1 << 22).unwrap();
+    assert_reads_back(&table, &values);
+    (dir, written.wdl_bytes, table)
+}
+
 /// A row length the game gives ([`TableSpec::index_periods`]) is tried even where the writer's own search for
 /// periods (up to 256) cannot find it: 700 columns.
 #[test]
@@ -651,18 +669,12 @@ fn the_index_periods_a_game_gives_are_tried() {
     let values = |i: Index| columnar_in(700, i);
     let mut sizes = Vec::new();
     for index_periods in [&[][..], &[700][..]] {
-        let dir = tempfile::tempdir().unwrap();
-        let mut spec = TableSpec {
+        let spec = TableSpec {
             index_periods,
             ..spec("wide", 1 << 16, 1, b"")
         };
-        spec.options.wdl_block_values = 1 << 16;
-        spec.options.wdl_level = 9;
-        spec.options.try_transposed = true;
-        let written = write_table(dir.path(), &spec, values).unwrap();
-        sizes.push(written.wdl_bytes);
-        let table = Table::open(dir.path(), "graph", "wide", 1 << 22).unwrap();
-        assert_reads_back(&table, &values);
+        let (_dir, bytes, table) = write_transposable(spec, 1 << 16, true, values);
+        sizes.push(bytes);
         let layout = table.wdl_file().block_layout(0).unwrap().unwrap();
         assert_eq!(
             layout == Layout::Transposed,
@@ -687,19 +699,12 @@ fn columnar_wdl_blocks_are_stored_transposed_in_version_4() {
     for floors in [false, true] {
         let mut sizes = Vec::new();
         for try_transposed in [false, true] {
-            let dir = tempfile::tempdir().unwrap();
-            let mut spec = TableSpec {
+            let spec = TableSpec {
                 exits: floors.then_some(&best_exit as &(dyn Fn(Index) -> Outcome + Sync)),
-                index_periods: &[],
                 ..spec("columnar", size, 1, b"")
             };
-            spec.options.wdl_block_values = 1 << 13;
-            spec.options.wdl_level = 9;
-            spec.options.try_transposed = try_transposed;
-            let written = write_table(dir.path(), &spec, columnar).unwrap();
-            sizes.push(written.wdl_bytes);
-            let table = Table::open(dir.path(), "graph", "columnar", 1 << 22).unwrap();
-            assert_reads_back(&table, &columnar);
+            let (_dir, bytes, table) = write_transposable(spec, 1 << 13, try_transposed, columnar);
+            sizes.push(bytes);
             let file = table.wdl_file();
             assert_eq!(file.header().floors(), floors);
             let layouts: Vec<_> = (0..file.header().block_count)
