@@ -785,11 +785,7 @@ impl FileWriter<'_> {
         // earnest), so the leaders are compressed in earnest and the smallest kept.
         let mut best: Option<Vec<u8>> = None;
         for (_, columns, codes) in leaders {
-            let frame = compressor.compress(&codes)?;
-            let mut stored = Vec::with_capacity(5 + frame.len());
-            stored.push(Layout::Transposed.code());
-            stored.extend_from_slice(&(columns as u32).to_le_bytes());
-            stored.extend_from_slice(&frame);
+            let stored = transposed_block(columns, &compressor.compress(&codes)?);
             if best.as_ref().is_none_or(|b| stored.len() < b.len()) {
                 best = Some(stored);
             }
@@ -831,11 +827,7 @@ impl FileWriter<'_> {
         } else {
             return Ok(Transposed::Behind);
         };
-        let frame = compressor.compress(&data)?;
-        let mut stored = Vec::with_capacity(5 + frame.len());
-        stored.push(Layout::Transposed.code());
-        stored.extend_from_slice(&(columns as u32).to_le_bytes());
-        stored.extend_from_slice(&frame);
+        let stored = transposed_block(columns, &compressor.compress(&data)?);
         Ok(match verdict {
             Verdict::Ahead => Transposed::Ahead(stored),
             Verdict::Close => Transposed::Close(stored),
@@ -1016,6 +1008,15 @@ fn periods(raw: &[u8], width: usize) -> Vec<usize> {
     lags.sort_by_key(|&lag| std::cmp::Reverse(agree[lag]));
     lags.truncate(PERIODS_TRIED);
     lags
+}
+
+/// The stored bytes of a transposed block ([`Layout::Transposed`]): the layout, the column count, the zstd frame.
+fn transposed_block(columns: usize, frame: &[u8]) -> Vec<u8> {
+    let mut stored = Vec::with_capacity(5 + frame.len());
+    stored.push(Layout::Transposed.code());
+    stored.extend_from_slice(&(columns as u32).to_le_bytes());
+    stored.extend_from_slice(frame);
+    stored
 }
 
 /// The codes of a block (`width` bytes each) as rows of `columns`, read column by column ([`Layout::Transposed`]).
