@@ -781,8 +781,9 @@ impl FileWriter<'_> {
                 leaders.truncate(LEADERS);
             }
         }
-        // Quick sizes rank candidates only roughly (KNvKP: the row length 48 came first quickly, and lost in
-        // earnest), so the leaders are compressed in earnest and the smallest kept.
+        // Quick sizes rank candidates only roughly (KNvKP: with the chess index's row lengths among the candidates,
+        // the quick pick alone made the file 143.5 KB against 124.4 KB), so the leaders are compressed in earnest
+        // and the smallest kept.
         let mut best: Option<Vec<u8>> = None;
         for (_, columns, codes) in leaders {
             let stored = transposed_block(columns, &compressor.compress(&codes)?);
