@@ -1,5 +1,6 @@
 //! The table writer: see the crate documentation for the steps.
 
+use std::cell::Cell;
 use std::fs::{self, File};
 use std::io::{self, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -633,13 +634,24 @@ impl FileWriter<'_> {
         match self.encoding {
             Encoding::Wdl2 => {
                 let own = own_codes(range.clone(), values);
-                let codes = self.fill(
-                    range.start,
-                    &own,
-                    |k| k,
-                    values,
-                    |codes| Ok(proxy.compress(&pack_wdl(codes))?.len()),
-                )?;
+                // Whether the position at offset `k` may store a worse outcome, looked up once (it costs a look at
+                // the position's moves) however many orders the block is filled in: 0 = not yet known.
+                let lowerable: Vec<Cell<u8>> = match self.exits {
+                    Some(_) => vec![Cell::new(0); own.len()],
+                    None => Vec::new(),
+                };
+                let may_lower = |k: usize| {
+                    let cell = &lowerable[k];
+                    if cell.get() == 0 {
+                        let i = range.start + k as Index;
+                        let lower = values(i).is_some_and(|v| self.may_store_below(i, v.outcome()));
+                        cell.set(1 + u8::from(lower));
+                    }
+                    cell.get() == 2
+                };
+                let codes = self.fill(&own, may_lower, |codes| {
+                    Ok(proxy.compress(&pack_wdl(codes))?.len())
+                })?;
                 if codes.iter().all(|&c| c == codes[0]) {
                     return Ok(with_layout(Layout::Constant, &codes[..1]));
                 }
@@ -653,7 +665,7 @@ impl FileWriter<'_> {
                 }
                 if self.try_transposed
                     && let Some(transposed) =
-                        self.wdl_transposed(range.start, &own, values, compressor, proxy)?
+                        self.wdl_transposed(&own, may_lower, compressor, proxy)?
                     && transposed.len() < best.len()
                 {
                     best = transposed;
@@ -690,28 +702,21 @@ impl FileWriter<'_> {
         }
     }
 
-    /// The codes to store for the positions `own` ([`own_codes`]), the block's index `at(k)` for each: with floors,
-    /// the floored codes or the exact ones, whichever `measure` finds smaller. Floors make fewer runs, but not always
-    /// a smaller block (KBBvK: 100.3 KB with floors, 97.1 KB without).
-    fn fill<V>(
+    /// The codes to store for the positions `own` ([`own_codes`]), `may_lower(k)` telling whether the one at `k`
+    /// may store a worse outcome: with floors, the floored codes or the exact ones, whichever `measure` finds
+    /// smaller. Floors make fewer runs, but not always a smaller block (KBBvK: 100.3 KB with floors, 97.1 KB
+    /// without).
+    fn fill(
         &self,
-        start: Index,
         own: &[u8],
-        at: impl Fn(usize) -> usize,
-        values: &V,
+        may_lower: impl Fn(usize) -> bool,
         mut measure: impl FnMut(&[u8]) -> io::Result<usize>,
-    ) -> io::Result<Vec<u8>>
-    where
-        V: Fn(Index) -> Option<Value> + Sync,
-    {
+    ) -> io::Result<Vec<u8>> {
         let exact = wdl_codes(own, |_| false);
         if self.exits.is_none() {
             return Ok(exact);
         }
-        let floored = wdl_codes(own, |k| {
-            let i = start + at(k) as Index;
-            values(i).is_some_and(|v| self.may_store_below(i, v.outcome()))
-        });
+        let floored = wdl_codes(own, may_lower);
         Ok(
             if floored != exact && measure(&floored)? < measure(&exact)? {
                 floored
@@ -721,23 +726,20 @@ impl FileWriter<'_> {
         )
     }
 
-    /// A WDL block (positions `own`, from index `start`) stored transposed ([`Layout::Transposed`], one code a
-    /// byte) with the most promising column count: the candidates are the index's periods ([`periods`]), their
-    /// products with the first, and the row lengths the game knows of ([`TableSpec::index_periods`]), each filled in its own order (a free index continues the run before it in the
+    /// A WDL block (positions `own`, `may_lower` as for [`fill`](FileWriter::fill)) stored transposed
+    /// ([`Layout::Transposed`], one code a byte) with the most promising column count: the candidates are the
+    /// index's periods ([`periods`]), their products with the first, and the row lengths the game knows of
+    /// ([`TableSpec::index_periods`]), each filled in its own order (a free index continues the run before it in the
     /// stored order, which is what pays: filled in index order and then transposed, the 3- and 4-man WDL files
     /// shrink 1.2%, filled in stored order 11%) and judged by a quick compression; the [`LEADERS`] best are
     /// compressed in earnest and the smallest kept. `None` for a block too short to have rows.
-    fn wdl_transposed<V>(
+    fn wdl_transposed(
         &self,
-        start: Index,
         own: &[u8],
-        values: &V,
+        may_lower: impl Fn(usize) -> bool,
         compressor: &mut zstd::bulk::Compressor<'static>,
         proxy: &mut zstd::bulk::Compressor<'static>,
-    ) -> io::Result<Option<Vec<u8>>>
-    where
-        V: Fn(Index) -> Option<Value> + Sync,
-    {
+    ) -> io::Result<Option<Vec<u8>>> {
         // Periods are found on codes where 0 marks a hole, as in a distance block.
         let marked: Vec<u8> = own
             .iter()
@@ -767,10 +769,8 @@ impl FileWriter<'_> {
             format::for_each_transposed(own.len(), columns, |to, from| order[to] = from as u32);
             let own_transposed: Vec<u8> = order.iter().map(|&k| own[k as usize]).collect();
             let codes = self.fill(
-                start,
                 &own_transposed,
-                |t| order[t] as usize,
-                values,
+                |t| may_lower(order[t] as usize),
                 |codes| Ok(proxy.compress(codes)?.len()),
             )?;
             let quick = proxy.compress(&codes)?.len();
