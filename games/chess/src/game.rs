@@ -450,12 +450,9 @@ impl Game for ChessGame<'_> {
             // An en-passant capture takes a man that is not attacked where it stands: count every move.
             return retro_game::best_exit_by_counting(self, index);
         }
-        if !pos.may_convert() {
-            return Outcome::Loss;
-        }
         let mut best = Outcome::Loss;
-        pos.count_quiet_visit_rest(|m| {
-            if m.converts() && best != Outcome::Win {
+        pos.visit_conversions(|m| {
+            if best != Outcome::Win {
                 // The exit's value is for the side to move after it.
                 best = best.max(self.exit_value(&pos, &m).outcome().flip());
             }

@@ -478,6 +478,21 @@ impl Position {
         }
     }
 
+    /// Visits the legal captures and promotions of the side to move (its conversions: the moves into other tables).
+    /// Nothing is generated when [`may_convert`](Self::may_convert) says there are none, and the quiet moves of the
+    /// men other than the king are only counted.
+    #[inline]
+    pub fn visit_conversions<F: FnMut(ChessMove)>(&self, mut visit: F) {
+        if !self.may_convert() {
+            return;
+        }
+        self.count_quiet_visit_rest(|m| {
+            if m.converts() {
+                visit(m);
+            }
+        });
+    }
+
     /// Counts the legal moves of the side to move that neither capture nor promote, other than the king's, and
     /// visits all the others (captures, promotions, king moves) as [`visit_legal_moves`](Self::visit_legal_moves)
     /// does: what counting moves needs, faster. A man off every line through its king, when the king is not in

@@ -228,15 +228,10 @@ impl Prober {
 
     /// The better, for the side to move, of `floor` and the outcomes its captures and promotions reach.
     fn best_conversion(&self, pos: &Position, floor: Outcome) -> Result<Outcome, LookupError> {
-        if !pos.may_convert() {
-            return Ok(floor);
-        }
         let mut best = floor;
         let mut error = None;
-        // Quiet moves other than the king's are only counted, not generated: what is visited holds every capture
-        // and promotion.
-        pos.count_quiet_visit_rest(|m| {
-            if best == Outcome::Win || error.is_some() || !m.converts() {
+        pos.visit_conversions(|m| {
+            if best == Outcome::Win || error.is_some() {
                 return;
             }
             // A capture or a promotion gives no en-passant right: the position reached is stored as it is.
