@@ -164,6 +164,7 @@ mod tests {
             payload: &[],
             exits: None,
             index_periods: &[],
+            distance_omitted: None,
             options: WriteOptions::default(),
         };
         write_table(dir.path(), &spec, |i| values[i as usize]).unwrap();

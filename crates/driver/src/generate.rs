@@ -277,6 +277,7 @@ fn build_one<F: Family>(
         payload: &payload,
         exits,
         index_periods: &index_periods,
+        distance_omitted: None,
         options,
     };
     // Fewer writer threads than the build's when the budget is short: the bytes written are the same.

@@ -248,6 +248,7 @@ fn verify_finds_a_floor_no_exit_completes() {
         payload: &[],
         exits: Some(&|i: Index| values[i as usize].map_or(Outcome::Loss, |v| v.outcome())),
         index_periods: &[],
+        distance_omitted: None,
         options: WriteOptions::default(),
     };
     drop(table);

@@ -38,6 +38,9 @@ pub enum ErrorKind {
     BadName(String),
     /// An index past the end of the table.
     OutOfRange { index: u64, size: u64 },
+    /// An index whose value the distance file leaves out (format version 5): a prober that knows the game's moves
+    /// finds it by searching them.
+    NotStored { index: u64 },
 }
 
 impl ProbeError {
@@ -115,6 +118,11 @@ impl fmt::Display for ProbeError {
                     "{path}: index {index} is past the end of the table (size {size})"
                 )
             }
+            ErrorKind::NotStored { index } => write!(
+                f,
+                "{path}: index {index} is not stored: the file holds one side to move only, and the other is \
+                 found by searching the moves of the position"
+            ),
         }
     }
 }

@@ -314,8 +314,24 @@ impl TableFile {
             .collect()
     }
 
-    /// The values of a whole block of a distance file (`None` for holes).
+    /// The values of a whole block of a distance file (`None` for holes). A block with indices the file leaves out
+    /// ([`Header::omitted`]) is an error of kind [`NotStored`](ErrorKind::NotStored): read it with
+    /// [`stored_distance_block`](TableFile::stored_distance_block).
     pub fn distance_block(&self, block: u64) -> Result<Vec<Option<Value>>, ProbeError> {
+        if let Some(omitted) = self.header.omitted() {
+            let start = block * u64::from(self.header.block_values);
+            let end = start + self.header.values_in_block(block);
+            if start < omitted.end && omitted.start < end {
+                let index = start.max(omitted.start);
+                return Err(ProbeError::new(&self.path, ErrorKind::NotStored { index }));
+            }
+        }
+        self.stored_distance_block(block)
+    }
+
+    /// The values of a whole block of a distance file, `None` for holes and for the indices the file leaves out:
+    /// ask [`Header::stores`] which are which.
+    pub fn stored_distance_block(&self, block: u64) -> Result<Vec<Option<Value>>, ProbeError> {
         self.expect_kind(FileKind::Distance)?;
         let raw = self.load_block(block)?;
         Ok((0..self.header.values_in_block(block) as usize)

@@ -10,6 +10,8 @@
 //! is decoded, both versions give the same bytes (see [`Encoding`]), which is what the cache keeps and probes read.
 //! Version 3 is version 2's layout for a WDL file whose values are *floors* (see [`Header::floors`]); version 4 is
 //! version 2's layout for a WDL file that may store blocks transposed, its kind byte saying whether it holds floors.
+//! Version 5 is version 2's layout for a distance file that leaves a range of indices out (see [`Header::omitted`]):
+//! one side to move of a chess table, whose values a prober finds by searching their moves.
 
 use std::ops::Range;
 use std::path::Path;
@@ -23,8 +25,8 @@ use crate::error::{ErrorKind, ProbeError};
 pub const MAGIC: [u8; 8] = *b"RETROTB\x1a";
 /// The newest format version this code writes and reads (it reads every older one too). Writers write version 2,
 /// except for WDL files: version 3 for one of floors (see [`Header::floors`]), version 4 for one with transposed
-/// blocks.
-pub const VERSION: u32 = 4;
+/// blocks; version 5 for a distance file that leaves indices out ([`Header::omitted`]).
+pub const VERSION: u32 = 5;
 /// The version of a WDL file whose values are floors: version 2's layout, another meaning of the values.
 pub const FLOORS_VERSION: u32 = 3;
 /// The version of a WDL file with transposed blocks ([`Layout::Transposed`]): version 2's layout, in which the file
@@ -32,6 +34,8 @@ pub const FLOORS_VERSION: u32 = 3;
 pub const TRANSPOSED_WDL_VERSION: u32 = 4;
 /// The file kind byte of a WDL file of floors in version 4 (1 is a WDL file of exact outcomes, 2 a distance file).
 pub const WDL_FLOORS_KIND: u8 = 3;
+/// The version of a distance file that does not store the values of a range of its indices ([`Header::omitted`]).
+pub const OMITTING_VERSION: u32 = 5;
 /// File extension of the win/draw/loss file.
 pub const WDL_EXTENSION: &str = "rwdl";
 /// File extension of the distance file.
@@ -366,6 +370,8 @@ pub struct Header {
     pub payload_len: u64,
     /// Where the stored (compressed) payload lies in the file.
     pub(crate) payload_range: Range<usize>,
+    /// The indices whose values the file does not store (a distance file of version 5).
+    omitted: Option<Range<u64>>,
     /// Where each block starts in the file, and (last) where the last one ends: `block_count + 1` offsets.
     pub(crate) offsets: Vec<u64>,
     /// The checksum of each block's stored bytes.
@@ -380,6 +386,18 @@ impl Header {
     /// than the value, and a prober takes the better of the stored outcome and the exits' outcomes.
     pub fn floors(&self) -> bool {
         self.floors
+    }
+
+    /// The indices whose values this distance file leaves out (version 5): for a chess table, one side to move,
+    /// whose values a prober finds by searching their moves into the side stored. The blocks hold filler there.
+    pub fn omitted(&self) -> Option<Range<u64>> {
+        self.omitted.clone()
+    }
+
+    /// Whether the file stores the value of `index` (every index but the [`omitted`](Self::omitted) ones).
+    #[inline]
+    pub fn stores(&self, index: u64) -> bool {
+        self.omitted.as_ref().is_none_or(|r| !r.contains(&index))
     }
 
     /// The values of block `block` (`block_values`, fewer for the last block).
@@ -521,6 +539,7 @@ impl Header {
             meta,
             payload_len,
             payload_range,
+            omitted: None,
             offsets,
             sums,
         })
@@ -605,6 +624,21 @@ impl Header {
             holes,
         };
         check_counts(path, &meta)?;
+        let omitted = if version == OMITTING_VERSION {
+            let start = r.varint("start of the omitted indices")?;
+            let end = r.varint("end of the omitted indices")?;
+            if start >= end || end > index_size {
+                return Err(ProbeError::malformed(
+                    path,
+                    format!(
+                        "omitted indices {start}..{end} are no range of the {index_size} indices"
+                    ),
+                ));
+            }
+            Some(start..end)
+        } else {
+            None
+        };
         let payload_len = r.varint("payload length")?;
         let stored_len = r.varint("stored payload length")?;
         let payload_range = r.payload(payload_len, stored_len)?;
@@ -633,11 +667,19 @@ impl Header {
             .map(|_| r.u64("block checksum"))
             .collect::<Result<_, _>>()?;
         check_file_end(path, end, bytes.len() as u64)?;
-        if version >= FLOORS_VERSION && kind != FileKind::Wdl {
+        if (FLOORS_VERSION..OMITTING_VERSION).contains(&version) && kind != FileKind::Wdl {
             return Err(ProbeError::malformed(
                 path,
                 format!(
                     "a distance file of format version {version} (only WDL files are written in it)"
+                ),
+            ));
+        }
+        if version == OMITTING_VERSION && kind != FileKind::Distance {
+            return Err(ProbeError::malformed(
+                path,
+                format!(
+                    "a WDL file of format version {version} (only distance files are written in it)"
                 ),
             ));
         }
@@ -652,6 +694,7 @@ impl Header {
             meta,
             payload_len,
             payload_range,
+            omitted,
             offsets,
             sums,
         })
@@ -916,6 +959,8 @@ pub struct HeaderSpec<'a> {
     pub kind: FileKind,
     /// Whether the values are floors: only for a WDL file of version 3 (where it is implied) or 4.
     pub floors: bool,
+    /// The indices whose values a distance file of version 5 leaves out; `None` in every other file.
+    pub omitted: Option<Range<u64>>,
     pub encoding: Encoding,
     pub block_values: u32,
     pub meta: &'a Metadata,
@@ -948,11 +993,24 @@ pub fn build_header(spec: &HeaderSpec<'_>) -> Result<Vec<u8>, String> {
     if spec.floors && spec.version < FLOORS_VERSION {
         return Err(format!("format version {} has no floors", spec.version));
     }
+    if let Some(omitted) = &spec.omitted
+        && (spec.version != OMITTING_VERSION
+            || omitted.start >= omitted.end
+            || omitted.end > meta.index_size)
+    {
+        return Err(format!(
+            "indices {omitted:?} can be left out of a distance file of version {OMITTING_VERSION} only, as a \
+             range of its indices"
+        ));
+    }
     let mut out = match spec.version {
         1 => header_v1(spec)?,
         2 => header_v2(spec)?,
         FLOORS_VERSION if spec.kind == FileKind::Wdl && spec.floors => header_v2(spec)?,
         TRANSPOSED_WDL_VERSION if spec.kind == FileKind::Wdl => header_v2(spec)?,
+        OMITTING_VERSION if spec.kind == FileKind::Distance && spec.omitted.is_some() => {
+            header_v2(spec)?
+        }
         v => return Err(format!("cannot write format version {v}")),
     };
     let sum = checksum(&out);
@@ -1052,6 +1110,10 @@ fn header_v2(spec: &HeaderSpec<'_>) -> Result<Vec<u8>, String> {
         for longest in [side.longest_win, side.longest_loss] {
             put_varint(&mut out, longest.map_or(0, |d| u64::from(d) + 1));
         }
+    }
+    if let Some(omitted) = &spec.omitted {
+        put_varint(&mut out, omitted.start);
+        put_varint(&mut out, omitted.end);
     }
     put_varint(&mut out, spec.payload_len);
     put_varint(&mut out, spec.stored_payload.len() as u64);
@@ -1190,6 +1252,7 @@ mod tests {
                 version,
                 kind: FileKind::Distance,
                 floors: false,
+                omitted: None,
                 encoding: Encoding::Distance32,
                 block_values: 256,
                 meta: &meta,
@@ -1227,6 +1290,7 @@ mod tests {
                 version: 2,
                 kind: FileKind::Distance,
                 floors: false,
+                omitted: None,
                 encoding: Encoding::Distance32,
                 block_values: 512,
                 meta: &meta,
@@ -1258,6 +1322,7 @@ mod tests {
                 version,
                 kind,
                 floors,
+                omitted: None,
                 encoding: match kind {
                     FileKind::Wdl => Encoding::Wdl2,
                     FileKind::Distance => Encoding::Distance8,
@@ -1297,6 +1362,78 @@ mod tests {
         let sum = checksum(&file[..at]);
         file[at..at + 8].copy_from_slice(&sum.to_le_bytes());
         assert!(Header::parse(Path::new("h"), &file).is_err());
+    }
+
+    #[test]
+    fn distance_files_of_version_5_say_which_indices_they_leave_out() {
+        let meta = Metadata {
+            game: "g".into(),
+            name: "t".into(),
+            params: Vec::new(),
+            index_size: 100,
+            sides: vec![SideCounts {
+                wins: 100,
+                longest_win: Some(1),
+                ..SideCounts::default()
+            }],
+            holes: 0,
+        };
+        let header = |version: u32, kind: FileKind, omitted: Option<Range<u64>>| {
+            build_header(&HeaderSpec {
+                version,
+                kind,
+                floors: false,
+                omitted,
+                encoding: match kind {
+                    FileKind::Wdl => Encoding::Wdl2,
+                    FileKind::Distance => Encoding::Distance8,
+                },
+                block_values: 128,
+                meta: &meta,
+                payload_len: 0,
+                stored_payload: b"",
+                block_lens: &[1],
+                block_sums: &[0],
+            })
+            .map(|mut file| {
+                file.push(0);
+                file
+            })
+        };
+        let file = header(5, FileKind::Distance, Some(40..100)).unwrap();
+        let parsed = Header::parse(Path::new("h"), &file).unwrap();
+        assert_eq!(parsed.version, 5);
+        assert_eq!(parsed.omitted(), Some(40..100));
+        assert!(parsed.stores(39) && !parsed.stores(40) && !parsed.stores(99));
+        let plain = Header::parse(
+            Path::new("h"),
+            &header(2, FileKind::Distance, None).unwrap(),
+        );
+        assert_eq!(plain.unwrap().omitted(), None);
+        // Only a distance file of version 5 leaves indices out, and only a range of them; it must leave some out.
+        assert!(header(2, FileKind::Distance, Some(0..50)).is_err());
+        assert!(header(5, FileKind::Wdl, Some(0..50)).is_err());
+        assert!(header(5, FileKind::Distance, None).is_err());
+        assert!(header(5, FileKind::Distance, Some(50..50)).is_err());
+        assert!(header(5, FileKind::Distance, Some(50..101)).is_err());
+        // A range that is empty or past the index size, forged with a good checksum, is corrupt.
+        let forge = |end: u8| {
+            let mut file = header(5, FileKind::Distance, Some(40..100)).unwrap();
+            let at = file.windows(2).position(|w| w == [40, 100]).unwrap();
+            file[at + 1] = end;
+            let sum_at = Header::checksum_at(&file).unwrap();
+            let sum = checksum(&file[..sum_at]);
+            file[sum_at..sum_at + 8].copy_from_slice(&sum.to_le_bytes());
+            Header::parse(Path::new("h"), &file)
+        };
+        assert!(forge(99).is_ok());
+        assert!(
+            forge(40)
+                .unwrap_err()
+                .to_string()
+                .contains("omitted indices 40..40")
+        );
+        assert!(forge(101).is_err());
     }
 
     #[test]

@@ -251,11 +251,16 @@ impl Table {
         )?
     }
 
-    /// The value of the position at `index` (outcome and plies), from the distance file; `None` for a hole.
+    /// The value of the position at `index` (outcome and plies), from the distance file; `None` for a hole. An
+    /// index the distance file leaves out (see [`stores`](Table::stores)) is an error of kind
+    /// [`NotStored`](crate::ErrorKind::NotStored).
     pub fn probe(&self, index: Index) -> Result<Option<Value>, ProbeError> {
         let file = &self.distance;
         self.check_index(file, index)?;
         let header = file.header();
+        if !header.stores(index) {
+            return Err(ProbeError::new(file.path(), ErrorKind::NotStored { index }));
+        }
         let shift = header.block_values.trailing_zeros();
         let block = index >> shift;
         let within = (index & (u64::from(header.block_values) - 1)) as usize;
@@ -266,6 +271,12 @@ impl Table {
             || file.load_block(block),
             |raw| distance_in(encoding, raw, within),
         )
+    }
+
+    /// Whether the distance file stores the value of `index`: every index, except in a file that leaves one side
+    /// to move out (format version 5), whose values are found by searching their moves.
+    pub fn stores(&self, index: Index) -> bool {
+        self.distance.header().stores(index)
     }
 
     /// Checks the checksum of every block of both files.

@@ -82,6 +82,7 @@ fn spec_version<'a>(
         payload,
         exits: None,
         index_periods: &[],
+        distance_omitted: None,
         options: WriteOptions {
             version,
             ..small_blocks()
@@ -123,6 +124,7 @@ fn floors_are_no_better_than_the_values_and_the_exits_reach_the_rest() {
         let mut spec = TableSpec {
             exits: floors.then_some(&best_exit as &(dyn Fn(Index) -> Outcome + Sync)),
             index_periods: &[],
+            distance_omitted: None,
             ..spec(name, size, 2, b"")
         };
         // Blocks large enough to compress (64 values are 16 bytes, which zstd stores as they are).
@@ -233,6 +235,92 @@ fn random_tables_read_back_exactly_in(version: u32) {
     }
 }
 
+/// A distance file that leaves a range of indices out (one side to move of a chess table) is version 5: every
+/// index outside the range reads back, every index inside is an error that says so, the WDL file still holds all,
+/// and leaving out more makes a smaller file. Ranges that are empty or past the end are refused.
+#[test]
+fn a_distance_file_leaves_out_the_indices_asked_and_reads_back_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let synthetic = Synthetic {
+        seed: 5,
+        max_plies: 300,
+        hole_rate: 10,
+    };
+    let values = |i| synthetic.value(i);
+    let size = 2000;
+    let mut sizes = Vec::new();
+    for (name, omitted) in [
+        ("all", None),
+        ("half", Some(1000..2000)),
+        ("inner", Some(333..1500)),
+    ] {
+        let spec = TableSpec {
+            distance_omitted: omitted.clone(),
+            ..spec(name, size, 2, b"")
+        };
+        let written = write_table(dir.path(), &spec, values).unwrap();
+        sizes.push(written.distance_bytes);
+        let table = Table::open(dir.path(), "graph", name, 1 << 20).unwrap();
+        let header = table.distance_file().header();
+        assert_eq!(header.version, if omitted.is_some() { 5 } else { 2 });
+        assert_eq!(header.omitted(), omitted);
+        assert_eq!(table.meta(), &written.meta);
+        table.check_blocks().unwrap();
+        for i in 0..size {
+            let left_out = omitted.as_ref().is_some_and(|r| r.contains(&i));
+            assert_eq!(table.stores(i), !left_out);
+            match table.probe(i) {
+                Ok(v) => assert!(!left_out && v == values(i), "index {i}"),
+                Err(e) => {
+                    assert!(left_out, "index {i}: {e}");
+                    assert!(matches!(e.kind(), ErrorKind::NotStored { index } if *index == i));
+                    assert!(e.to_string().contains("not stored"), "{e}");
+                }
+            }
+            if let Some(v) = values(i) {
+                assert_eq!(table.probe_wdl_floor(i).unwrap(), v.outcome(), "index {i}");
+            }
+        }
+        // Whole blocks are read only where nothing is left out; the partial reader gives the rest.
+        let file = table.distance_file();
+        for block in 0..header.block_count {
+            let start = block * u64::from(header.block_values);
+            let touches = (start..start + header.values_in_block(block)).any(|i| !table.stores(i));
+            assert_eq!(
+                file.distance_block(block).is_err(),
+                touches,
+                "block {block}"
+            );
+            for (k, v) in file
+                .stored_distance_block(block)
+                .unwrap()
+                .into_iter()
+                .enumerate()
+            {
+                let i = start + k as u64;
+                if table.stores(i) {
+                    assert_eq!(v, values(i), "index {i}");
+                }
+            }
+        }
+    }
+    assert!(
+        sizes[1] * 4 < sizes[0] * 3 && sizes[2] < sizes[1],
+        "{sizes:?}"
+    );
+    for bad in [5..5, 1990..2001] {
+        let spec = TableSpec {
+            distance_omitted: Some(bad.clone()),
+            ..spec("bad", size, 2, b"")
+        };
+        let err = write_table(dir.path(), &spec, values).unwrap_err();
+        assert!(
+            err.to_string().contains("cannot be left out"),
+            "{bad:?}: {err}"
+        );
+    }
+}
+
 #[test]
 fn a_table_with_only_holes_or_only_one_value_reads_back() {
     let dir = tempfile::tempdir().unwrap();
@@ -320,6 +408,7 @@ fn bad_names_and_sides_are_refused() {
         payload: b"",
         exits: None,
         index_periods: &[],
+        distance_omitted: None,
         options: WriteOptions::default(),
     };
     let err = write_table(dir.path(), &bad_side, |_| Some(Value::DRAW)).unwrap_err();
@@ -329,14 +418,19 @@ fn bad_names_and_sides_are_refused() {
 
 // --- damaged files ---------------------------------------------------------------------------------------------
 
-/// The files damaged below, as (version, floors, transposed): each layout version, a WDL file of floors (version
-/// 3), and a WDL file of floors with a transposed block (version 4).
-const DAMAGED: [(u32, bool, bool); 4] = [
-    (1, false, false),
-    (2, false, false),
-    (2, true, false),
-    (2, true, true),
+/// The files damaged below, as (version, floors, transposed, omitted): each layout version, a WDL file of floors
+/// (version 3), a WDL file of floors with a transposed block (version 4), and a distance file that leaves a range
+/// of indices out (version 5).
+const DAMAGED: [(u32, bool, bool, bool); 5] = [
+    (1, false, false, false),
+    (2, false, false, false),
+    (2, true, false, false),
+    (2, true, true, false),
+    (2, false, false, true),
 ];
+
+/// The indices the fixture's distance file leaves out when asked to: whole blocks and parts of two.
+const FIXTURE_OMITTED: std::ops::Range<Index> = 100..220;
 
 /// A small table of many blocks, written once in format `version`, as (WDL bytes, distance bytes, values). With
 /// `transposed`, a table with a period whose one WDL block is stored transposed.
@@ -344,6 +438,7 @@ fn damaged_fixture(
     version: u32,
     floors: bool,
     transposed: bool,
+    omitted: bool,
 ) -> (Vec<u8>, Vec<u8>, impl Fn(Index) -> Option<Value>) {
     let dir = tempfile::tempdir().unwrap();
     let synthetic = Synthetic {
@@ -366,6 +461,7 @@ fn damaged_fixture(
     let mut spec = TableSpec {
         exits: floors.then_some(&best_exit as &(dyn Fn(Index) -> Outcome + Sync)),
         index_periods: &[],
+        distance_omitted: omitted.then_some(FIXTURE_OMITTED),
         ..spec_version(
             "c",
             if transposed { 1024 } else { 300 },
@@ -383,6 +479,8 @@ fn damaged_fixture(
     let header = TableFile::open(&written.wdl_path).unwrap().header().clone();
     assert_eq!(header.floors(), floors);
     assert_eq!(header.version == 4, transposed);
+    let distance = TableFile::open(&written.distance_path).unwrap();
+    assert_eq!(distance.header().version == 5, omitted);
     (
         std::fs::read(written.wdl_path).unwrap(),
         std::fs::read(written.distance_path).unwrap(),
@@ -400,13 +498,13 @@ fn open_pair(wdl: Vec<u8>, distance: Vec<u8>) -> Result<Table, ProbeError> {
 /// a wrong value.
 #[test]
 fn every_flipped_bit_is_an_error_never_a_wrong_value() {
-    for (version, floors, transposed) in DAMAGED {
-        every_flipped_bit_is_an_error_in(version, floors, transposed);
+    for (version, floors, transposed, omitted) in DAMAGED {
+        every_flipped_bit_is_an_error_in(version, floors, transposed, omitted);
     }
 }
 
-fn every_flipped_bit_is_an_error_in(version: u32, floors: bool, transposed: bool) {
-    let (wdl, distance, values) = damaged_fixture(version, floors, transposed);
+fn every_flipped_bit_is_an_error_in(version: u32, floors: bool, transposed: bool, omitted: bool) {
+    let (wdl, distance, values) = damaged_fixture(version, floors, transposed, omitted);
     for which in [FileKind::Wdl, FileKind::Distance] {
         let original = if which == FileKind::Wdl {
             &wdl
@@ -441,9 +539,23 @@ fn every_flipped_bit_is_an_error_in(version: u32, floors: bool, transposed: bool
             );
             let mut errors = 0;
             for i in 0..table.size() {
-                match table.probe(i) {
-                    Ok(v) => assert_eq!(v, values(i), "{which:?} bit {bit}: wrong value at {i}"),
-                    Err(_) => errors += 1,
+                if table.stores(i) {
+                    match table.probe(i) {
+                        Ok(v) => {
+                            assert_eq!(v, values(i), "{which:?} bit {bit}: wrong value at {i}")
+                        }
+                        Err(_) => errors += 1,
+                    }
+                } else {
+                    // Never a value for an index left out, damaged or not.
+                    assert!(
+                        table.probe(i).is_err(),
+                        "{which:?} bit {bit}: a value at {i}"
+                    );
+                    assert!(
+                        omitted && FIXTURE_OMITTED.contains(&i),
+                        "{which:?} bit {bit}: {i}"
+                    );
                 }
                 match (table.probe_wdl(i), values(i)) {
                     (Ok(o), Some(v)) => {
@@ -462,6 +574,11 @@ fn every_flipped_bit_is_an_error_in(version: u32, floors: bool, transposed: bool
                     (Ok(_), None) => {}
                 }
             }
+            // A block of indices all left out is never probed: reading it whole finds the damage.
+            let distance_file = table.distance_file();
+            errors += (0..distance_file.header().block_count)
+                .filter(|&b| distance_file.stored_distance_block(b).is_err())
+                .count();
             assert!(
                 errors > 0,
                 "{which:?} bit {bit}: a damaged block was never reported"
@@ -472,13 +589,13 @@ fn every_flipped_bit_is_an_error_in(version: u32, floors: bool, transposed: bool
 
 #[test]
 fn every_truncation_is_an_error_naming_the_file() {
-    for (version, floors, transposed) in DAMAGED {
-        every_truncation_is_an_error_in(version, floors, transposed);
+    for (version, floors, transposed, omitted) in DAMAGED {
+        every_truncation_is_an_error_in(version, floors, transposed, omitted);
     }
 }
 
-fn every_truncation_is_an_error_in(version: u32, floors: bool, transposed: bool) {
-    let (wdl, distance, _) = damaged_fixture(version, floors, transposed);
+fn every_truncation_is_an_error_in(version: u32, floors: bool, transposed: bool, omitted: bool) {
+    let (wdl, distance, _) = damaged_fixture(version, floors, transposed, omitted);
     for len in 0..wdl.len() {
         let err = open_pair(wdl[..len].to_vec(), distance.clone())
             .err()
@@ -502,20 +619,20 @@ fn every_truncation_is_an_error_in(version: u32, floors: bool, transposed: bool)
 
 #[test]
 fn a_newer_format_version_is_refused_as_such() {
-    let (mut wdl, distance, _) = damaged_fixture(2, false, false);
+    let (mut wdl, distance, _) = damaged_fixture(2, false, false, false);
     wdl[8..12].copy_from_slice(&(retro_probe::format::VERSION + 1).to_le_bytes());
     let err = open_pair(wdl, distance).err().unwrap();
     assert!(
         matches!(
             err.kind(),
             ErrorKind::NewerVersion {
-                found: 5,
-                supported: 4
+                found: 6,
+                supported: 5
             }
         ),
         "{err}"
     );
-    assert!(err.to_string().contains("version 5 is newer"), "{err}");
+    assert!(err.to_string().contains("version 6 is newer"), "{err}");
     let err = write_table(
         tempfile::tempdir().unwrap().path(),
         &spec_version("v", 10, 1, b"", 3),

@@ -39,6 +39,10 @@ pub struct TableSpec<'a, S> {
     /// transposed block with that many columns brings those men in front of the others). The writer tries them as
     /// column counts of transposed WDL blocks, beside the periods it finds itself. Empty when the game knows none.
     pub index_periods: &'a [u64],
+    /// Indices whose values the distance file leaves out (format version 5): for a chess table, the side to move
+    /// whose values a prober finds by searching their moves into the other. Their codes are free, and each
+    /// continues the run before it. `None` stores every index.
+    pub distance_omitted: Option<std::ops::Range<Index>>,
     pub options: WriteOptions,
 }
 
@@ -288,6 +292,14 @@ where
     }
     // Floors need version 2's layout; version 1 stores exact outcomes.
     let exits = spec.exits.filter(|_| options.version >= 2);
+    if let Some(omitted) = &spec.distance_omitted
+        && (options.version < 2 || omitted.start >= omitted.end || omitted.end > spec.size)
+    {
+        return Err(WriteError::Spec(format!(
+            "indices {omitted:?} cannot be left out of a distance file of version {} and {} indices",
+            options.version, spec.size
+        )));
+    }
     let (distance_block_values, distance_level) = options.distance_settings(spec.size);
     for block_values in [options.wdl_block_values, distance_block_values] {
         if !block_values.is_power_of_two() || block_values > MAX_BLOCK_VALUES {
@@ -367,13 +379,20 @@ where
                 FileKind::Distance => (spec.payload.len() as u64, &payload[..]),
             };
             let floors = kind == FileKind::Wdl && exits.is_some();
+            let omitted = match kind {
+                FileKind::Wdl => None,
+                FileKind::Distance => spec.distance_omitted.clone(),
+            };
             FileWriter {
                 path,
                 version: if floors {
                     format::FLOORS_VERSION
+                } else if omitted.is_some() {
+                    format::OMITTING_VERSION
                 } else {
                     options.version
                 },
+                omitted,
                 exits: if floors { exits } else { None },
                 index_periods: spec.index_periods,
                 try_transposed: options.try_transposed
@@ -478,6 +497,8 @@ struct FileWriter<'a> {
     version: u32,
     /// The exits' best outcome by index, for a WDL file of floors.
     exits: Option<&'a (dyn Fn(Index) -> Outcome + Sync)>,
+    /// The indices a distance file leaves out ([`TableSpec::distance_omitted`]).
+    omitted: Option<std::ops::Range<Index>>,
     /// The index's row lengths the game knows of ([`TableSpec::index_periods`]), tried for transposed WDL blocks.
     index_periods: &'a [u64],
     /// Whether distance blocks are also tried transposed (version 2, tables that are not large: it costs a
@@ -518,6 +539,7 @@ impl FileWriter<'_> {
             },
             kind: self.encoding.kind(),
             floors: self.exits.is_some(),
+            omitted: self.omitted.clone(),
             encoding: self.encoding,
             block_values: self.block_values,
             meta: self.meta,
@@ -840,17 +862,19 @@ impl FileWriter<'_> {
     where
         V: Fn(Index) -> Option<Value> + Sync,
     {
+        // An index left out continues the run before it (the first of a block takes the code of a hole).
+        let mut previous = format::distance_code(None);
+        let codes = range.map(move |i| {
+            if self.omitted.as_ref().is_none_or(|r| !r.contains(&i)) {
+                previous = format::distance_code(values(i));
+            }
+            previous
+        });
         match self.encoding {
             Encoding::Wdl2 => unreachable!("a WDL file has no distance codes"),
-            Encoding::Distance8 => range
-                .map(|i| format::distance_code(values(i)) as u8)
-                .collect(),
-            Encoding::Distance16 => range
-                .flat_map(|i| (format::distance_code(values(i)) as u16).to_le_bytes())
-                .collect(),
-            Encoding::Distance32 => range
-                .flat_map(|i| (format::distance_code(values(i)) as u32).to_le_bytes())
-                .collect(),
+            Encoding::Distance8 => codes.map(|code| code as u8).collect(),
+            Encoding::Distance16 => codes.flat_map(|code| (code as u16).to_le_bytes()).collect(),
+            Encoding::Distance32 => codes.flat_map(|code| (code as u32).to_le_bytes()).collect(),
         }
     }
 
@@ -904,10 +928,10 @@ impl FileWriter<'_> {
                         })
                 }
                 _ => file
-                    .distance_block(block)?
+                    .stored_distance_block(block)?
                     .into_iter()
                     .zip(range)
-                    .find(|&(value, i)| values(i) != value)
+                    .find(|&(value, i)| file.header().stores(i) && values(i) != value)
                     .map(|(_, i)| (Outcome::Draw, i)),
             };
             match wrong {

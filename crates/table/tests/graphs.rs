@@ -30,6 +30,7 @@ fn check(graph: &Graph, convention: PlayConvention, name: &str, options: WriteOp
         payload: &payload,
         exits: None,
         index_periods: &[],
+        distance_omitted: None,
         options,
     };
     write_table(dir.path(), &spec, |i| solution.value(i)).unwrap();

@@ -87,6 +87,7 @@ fn seeds() -> Vec<Vec<u8>> {
             payload: &payload,
             exits: floors.then_some(&best_exit as &(dyn Fn(Index) -> Outcome + Sync)),
             index_periods: &[],
+            distance_omitted: None,
             options: WriteOptions {
                 wdl_block_values: if k == 6 { 1024 } else { 64 },
                 // Table 4 has distance blocks long enough to be stored transposed.
