@@ -80,6 +80,10 @@ struct Generate {
     /// that ship. Writing then takes several times as long.
     #[arg(long)]
     compact: bool,
+    /// Distance files of one side to move, the smaller (chess): about half the bytes; a probe of the other side
+    /// searches its moves (format version 5, which older readers refuse).
+    #[arg(long)]
+    one_side: bool,
     /// After the tables, count the positions reachable from the start (folded and unfolded, with their values)
     /// for `info`.
     #[arg(long)]
@@ -304,6 +308,7 @@ fn main() -> ExitCode {
                 edges: g.edges,
             },
             compact: g.compact,
+            one_side: g.one_side,
             census: g.census,
             table: g.table,
             engine: g.engine,

@@ -22,7 +22,6 @@ use retro_family::contract::AnyValue;
 use retro_family::{Family, Location, Outcome, Played, SubTables, Value};
 use retro_probe::{Metadata, Table};
 
-use crate::dense::DenseValues;
 use crate::directory::Directory;
 use crate::generate::build_order;
 use crate::json;
@@ -258,9 +257,7 @@ pub fn run<F: Family>(family: &F, variant: &F::Variant, dir: &Path, quiet: bool)
     for (k, table) in tables.iter().enumerate() {
         let opened = disk.table(table)?;
         ties.push(tie(family.table_name(table), opened.meta()));
-        let dense = DenseValues::read(&opened).with_context(|| {
-            format!("table {game_word} {} is damaged", family.table_name(table))
-        })?;
+        let dense = disk.values(table)?;
         let part = seen[k]
             .0
             .par_iter()
@@ -342,9 +339,7 @@ fn own_census<F: Family>(
     for table in &tables {
         let opened = disk.table(table)?;
         ties.push(tie(family.table_name(table), opened.meta()));
-        let values = DenseValues::read(&opened).with_context(|| {
-            format!("table {game_word} {} is damaged", family.table_name(table))
-        })?;
+        let values = disk.values(table)?;
         dense.push(values);
     }
     let values = |t: &F::Table, i: retro_family::Index| {

@@ -5,10 +5,11 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use anyhow::{Result, anyhow};
-use retro_family::{Family, Index, Payloads, Value};
+use anyhow::{Context, Result, anyhow};
+use retro_family::{Family, Index, Payloads, SubTables, Value};
 use retro_probe::{ErrorKind, Table, Tables};
 
+use crate::dense::DenseValues;
 use crate::read::open_tables;
 use crate::value::Lookup;
 
@@ -72,6 +73,31 @@ impl<'a, F: Family> Directory<'a, F> {
         Ok(opened)
     }
 
+    /// Every value of a table, read whole. The values its distance file leaves out (one side to move) are found by
+    /// searching their moves, which reads the tables the table's exits reach, whole too, and drops them after.
+    pub fn values(&self, table: &F::Table) -> Result<DenseValues> {
+        let opened = self.table(table)?;
+        let name = self.family.table_name(table);
+        let damaged = || format!("table {} {name} is damaged", self.game());
+        if opened.distance_file().header().omitted().is_none() {
+            return DenseValues::read(&opened).with_context(damaged);
+        }
+        let dependencies = self.family.dependencies(table);
+        let held = dependencies
+            .iter()
+            .map(|d| self.values(d))
+            .collect::<Result<Vec<_>>>()?;
+        let mut sub = SubTables::new();
+        for (d, values) in dependencies.into_iter().zip(&held) {
+            sub.insert(d, values);
+        }
+        let game = self.family.game(table, &sub).map_err(anyhow::Error::msg)?;
+        let stored = self.family.stored(&game);
+        DenseValues::read_completed(&opened, &game, stored, self.family.convention(table))
+            .map_err(anyhow::Error::msg)
+            .with_context(damaged)
+    }
+
     /// Opens and checks a table without keeping it.
     pub fn open_uncached(&self, table: &F::Table) -> Result<Arc<Table>> {
         let name = self.family.table_name(table);
@@ -113,6 +139,10 @@ impl<F: Family> Lookup<F> for Directory<'_, F> {
             ));
         }
         opened.probe(index).map_err(anyhow::Error::new)
+    }
+
+    fn stores(&self, table: &F::Table, index: Index) -> Result<bool> {
+        Ok(self.table(table)?.stores(index))
     }
 }
 

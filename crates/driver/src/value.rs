@@ -9,6 +9,12 @@ use retro_family::{Family, Index, Location, Played, Value};
 pub trait Lookup<F: Family> {
     /// The value at `index` of `table`; `None` for a hole.
     fn value(&self, table: &F::Table, index: Index) -> Result<Option<Value>>;
+
+    /// Whether `table` stores the value at `index`: every index, except in a table whose distance file leaves one
+    /// side to move out, whose positions are valued by searching their moves.
+    fn stores(&self, _table: &F::Table, _index: Index) -> Result<bool> {
+        Ok(true)
+    }
 }
 
 /// How deep a search through positions that no table stores may go before the family is said to be wrong (each
@@ -32,6 +38,9 @@ fn search<F: Family>(
 ) -> Result<Value> {
     match family.locate(position).map_err(anyhow::Error::msg)? {
         Location::Known(value) => Ok(value),
+        Location::Stored { table, index } if !lookup.stores(&table, index)? => {
+            best_move(family, lookup, position, depth)
+        }
         Location::Stored { table, index } => match lookup.value(&table, index)? {
             Some(value) => Ok(value),
             None => bail!(
@@ -40,28 +49,37 @@ fn search<F: Family>(
                 family.table_name(&table)
             ),
         },
-        Location::Search => {
-            if depth >= SEARCH_DEPTH {
-                bail!(
-                    "{}: no table stores the positions this far from it",
-                    family.show_position(position)
-                );
-            }
-            let mut best: Option<Value> = None;
-            for (_, played) in family.moves(position) {
-                let value = after(family, lookup, &played, depth + 1)?;
-                if best.is_none_or(|b| value.preference(b).is_gt()) {
-                    best = Some(value);
-                }
-            }
-            match best {
-                Some(value) => Ok(value),
-                None => bail!(
-                    "{}: a position to search has no move",
-                    family.show_position(position)
-                ),
-            }
+        Location::Search => best_move(family, lookup, position, depth),
+    }
+}
+
+/// The value of a position that no table stores (a chess position with en-passant rights, or one of the side to
+/// move a distance file leaves out): the best of its moves' values.
+fn best_move<F: Family>(
+    family: &F,
+    lookup: &dyn Lookup<F>,
+    position: &F::Position,
+    depth: u32,
+) -> Result<Value> {
+    if depth >= SEARCH_DEPTH {
+        bail!(
+            "{}: no table stores the positions this far from it",
+            family.show_position(position)
+        );
+    }
+    let mut best: Option<Value> = None;
+    for (_, played) in family.moves(position) {
+        let value = after(family, lookup, &played, depth + 1)?;
+        if best.is_none_or(|b| value.preference(b).is_gt()) {
+            best = Some(value);
         }
+    }
+    match best.or_else(|| family.no_move_value(position)) {
+        Some(value) => Ok(value),
+        None => bail!(
+            "{}: a position to search has no move",
+            family.show_position(position)
+        ),
     }
 }
 

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::time::Instant;
 
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Result, anyhow};
 use retro_family::{Family, Index, SubTables, Value, Values};
 
 use crate::build::with_threads;
@@ -105,6 +105,19 @@ impl<F: Family> Lookup<F> for Around<'_, F> {
             None => self.disk.value(table, index),
         }
     }
+
+    fn stores(&self, table: &F::Table, index: Index) -> Result<bool> {
+        if table == self.this.0 {
+            return Ok(match self.this.1 {
+                Stored::Dense(_) => true,
+                Stored::Probed(t) => t.stores(index),
+            });
+        }
+        if self.held.contains_key(table) {
+            return Ok(true);
+        }
+        self.disk.stores(table, index)
+    }
 }
 
 impl Visit for Verify<'_> {
@@ -132,16 +145,13 @@ fn verify_table<F: Family>(
     table: &F::Table,
     memory: u64,
 ) -> Result<Verified> {
-    let game_word = family.about().name;
     let name = family.table_name(table);
     let opened = disk.table(table)?;
     let blocks = check_files(&opened)?;
     let mut held = HashMap::new();
     let mut budget = memory;
     for d in family.dependencies(table) {
-        let t = disk.table(&d)?;
-        let dense = DenseValues::read(&t)
-            .with_context(|| format!("table {game_word} {} is damaged", family.table_name(&d)))?;
+        let dense = disk.values(&d)?;
         budget = budget.saturating_sub(dense.resident_bytes());
         held.insert(d, dense);
     }
@@ -159,7 +169,7 @@ fn verify_table<F: Family>(
         ));
     }
     let values = if DenseValues::bytes_for(stored) <= budget {
-        Stored::Dense(DenseValues::read(&opened).map_err(anyhow::Error::new)?)
+        Stored::Dense(disk.values(table)?)
     } else {
         Stored::Probed(opened.clone())
     };

@@ -257,3 +257,107 @@ fn verify_finds_a_floor_no_exit_completes() {
     assert!(err.contains("KQvK.rwdl: index "), "{err}");
     assert!(err.contains("but its exits reach only a "), "{err}");
 }
+
+/// `generate --one-side`: each distance file of a material that is not symmetric leaves one side to move out
+/// (format version 5, about half the bytes). Every position still probes to the same value as in the tables of both
+/// sides, through the chess prober and through `probe`; `verify` certifies the table; and a table built on sub-tables
+/// of one side is byte for byte the one built on sub-tables of both.
+#[test]
+fn distance_files_of_one_side_probe_verify_and_build_as_both_sides_do() {
+    use retro_chess::{Material, Prober, TableIndex};
+
+    let build = |out: &Path, one_side: bool, table: Option<&str>| {
+        generate(&GenerateArgs {
+            game: "chess".into(),
+            variant: vec!["KPvK".into()],
+            out: out.to_path_buf(),
+            one_side,
+            table: table.map(String::from),
+            engine: EngineArgs {
+                threads: Some(2),
+                quiet: true,
+                ..Default::default()
+            },
+            ..Default::default()
+        })
+        .unwrap()
+    };
+    let both = tempfile::tempdir().unwrap();
+    let one = tempfile::tempdir().unwrap();
+    build(both.path(), false, None);
+    build(one.path(), true, None);
+    let bytes = |dir: &Path, file: &str| std::fs::read(dir.join("chess").join(file)).unwrap();
+    for name in ["KQvK", "KRvK", "KBvK", "KNvK", "KPvK"] {
+        let rdst = format!("{name}.rdst");
+        let table = retro_probe::Table::open(one.path(), "chess", name, 1 << 20).unwrap();
+        let header = table.distance_file().header();
+        assert_eq!(header.version, 5, "{name}");
+        let half = table.size() / 2;
+        let omitted = header.omitted().unwrap();
+        assert!(
+            omitted == (0..half) || omitted == (half..table.size()),
+            "{name}: {omitted:?}"
+        );
+        // The WDL file is the same; the distance file holds one side (KBvK and KNvK, all draws, are tiny anyway).
+        let rwdl = format!("{name}.rwdl");
+        assert_eq!(
+            bytes(one.path(), &rwdl),
+            bytes(both.path(), &rwdl),
+            "{name}"
+        );
+        let (small, full) = (
+            bytes(one.path(), &rdst).len(),
+            bytes(both.path(), &rdst).len(),
+        );
+        if full > 1000 {
+            assert!(small * 10 < full * 6, "{name}: {small} against {full}");
+        }
+    }
+    // Every position of KPvK probes alike; half of them are searched.
+    let (prober_both, prober_one) = (
+        Prober::open(both.path(), 1 << 24).unwrap(),
+        Prober::open(one.path(), 1 << 24).unwrap(),
+    );
+    let index = TableIndex::new(Material::parse("KPvK").unwrap());
+    let table = retro_probe::Table::open(one.path(), "chess", "KPvK", 1 << 20).unwrap();
+    let mut searched = 0;
+    for i in 0..index.size() {
+        if let Some(pos) = index.position(i) {
+            searched += usize::from(!table.stores(i));
+            assert_eq!(
+                prober_one.value(&pos).unwrap(),
+                prober_both.value(&pos).unwrap(),
+                "{}",
+                pos.fen()
+            );
+        }
+    }
+    assert!(searched > 10_000, "{searched}");
+    // `probe` (the driver's search) agrees, on a position of each side to move.
+    for fen in [
+        "8/8/8/8/8/2k5/4P3/4K3 w - - 0 1",
+        "8/8/8/8/8/2k5/4P3/4K3 b - - 0 1",
+    ] {
+        assert_eq!(
+            render(one.path(), "chess", &[fen.into()], true).unwrap(),
+            render(both.path(), "chess", &[fen.into()], true).unwrap()
+        );
+    }
+    let verified = verify(
+        one.path(),
+        &VerifyArgs {
+            game: "chess".into(),
+            variant: vec!["KPvK".into()],
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(verified.len(), 1);
+    // KPvK built again, on the sub-tables of one side, with both sides: the same bytes.
+    std::fs::remove_file(one.path().join("chess/KPvK.rdst")).unwrap();
+    std::fs::remove_file(one.path().join("chess/KPvK.rwdl")).unwrap();
+    build(one.path(), false, Some("KPvK"));
+    for file in ["KPvK.rdst", "KPvK.rwdl"] {
+        assert_eq!(bytes(one.path(), file), bytes(both.path(), file), "{file}");
+    }
+}

@@ -374,6 +374,21 @@ pub trait Family: Sync + 'static {
     /// Every legal move of a position, in the game's notation, with what it reaches; none when the game is over.
     fn moves(&self, position: &Self::Position) -> Vec<(Self::Move, Played<Self::Position>)>;
 
+    /// The indices of each side to move of a table, where each side is one range of the index and every move of a
+    /// position of one side reaches the other side or leaves the table: a distance file may then leave one side out
+    /// (`generate --one-side`), its values found by searching their moves. Empty (the default) when not so.
+    fn side_ranges(&self, table: &Self::Table) -> Vec<std::ops::Range<Index>> {
+        let _ = table;
+        Vec::new()
+    }
+
+    /// The value of a position without moves (checkmate, stalemate), where the family can tell it from the position
+    /// alone: what a search of a position no table stores ends on. `None`: the driver reports the search as broken.
+    fn no_move_value(&self, position: &Self::Position) -> Option<Value> {
+        let _ = position;
+        None
+    }
+
     /// The start position of a variant, where the game has one.
     fn start(&self, variant: &Self::Variant) -> Option<Self::Position> {
         let _ = variant;

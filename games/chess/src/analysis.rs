@@ -39,6 +39,17 @@ pub fn value_of<E>(
     if pos.ep_square().is_none() {
         return lookup(pos);
     }
+    // An en-passant square is kept only when a capture is legal, so there is a move.
+    searched(pos, lookup)
+}
+
+/// The value of a legal position found by searching its moves, each valued by [`value_of`]: for a position with
+/// en-passant rights, and for one of the side to move a distance file leaves out. Checkmate is a loss in 0,
+/// stalemate a draw.
+pub fn searched<E>(
+    pos: &Position,
+    lookup: &impl Fn(&Position) -> Result<Value, E>,
+) -> Result<Value, E> {
     let mut moves = MoveList::new();
     pos.legal_moves(&mut moves);
     let mut best: Option<Value> = None;
@@ -48,8 +59,13 @@ pub fn value_of<E>(
             best = Some(v);
         }
     }
-    // An en-passant square is kept only when a capture is legal, so there is a move.
-    Ok(best.expect("a position with en-passant rights has a legal capture"))
+    Ok(best.unwrap_or_else(|| {
+        if pos.in_check(pos.turn()) {
+            Value::loss(0)
+        } else {
+            Value::DRAW
+        }
+    }))
 }
 
 /// The squares a light-squared bishop stands on (a1 is dark).

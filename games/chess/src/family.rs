@@ -217,6 +217,26 @@ impl Family for Chess {
         game.position(index)
     }
 
+    fn side_ranges(&self, table: &Material) -> Vec<std::ops::Range<Index>> {
+        // White to move, then Black; a symmetric material stores White to move only.
+        let index = TableIndex::new(*table);
+        let half = index.size() / index.sides();
+        if index.sides() == 2 {
+            vec![0..half, half..index.size()]
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn no_move_value(&self, pos: &Position) -> Option<Value> {
+        // Checkmate is lost at once, stalemate drawn.
+        Some(if pos.in_check(pos.turn()) {
+            Value::loss(0)
+        } else {
+            Value::DRAW
+        })
+    }
+
     fn move_names(&self, pos: &Position, m: &Uci) -> Vec<(&'static str, String)> {
         vec![("san", crate::san::san(pos, &m.0))]
     }

@@ -250,6 +250,10 @@ impl Prober {
         let Some((opened, index)) = self.locate(pos)? else {
             return Ok(Value::DRAW);
         };
+        if !opened.table.stores(index) {
+            // A distance file of one side to move: the moves reach the other side, or other tables.
+            return analysis::searched(pos, &|p: &Position| self.stored_value(p));
+        }
         match opened.table.probe(index) {
             Ok(Some(value)) => Ok(value),
             Ok(None) => Err(LookupError::Unreadable(format!(
