@@ -29,6 +29,7 @@ fn read_everything(bytes: Vec<u8>) {
             }
             FileKind::Distance => {
                 let _ = file.distance_block(block);
+                let _ = file.stored_distance_block(block);
             }
         }
     }
