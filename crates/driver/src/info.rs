@@ -80,8 +80,13 @@ impl Visit for Info<'_> {
                 ));
             }
             let side_of = family.side_of(&tables[0]);
+            // A distance file of one side to move: the other side's values are searched, reading the table whole.
+            let left_out = match table.distance_file().header().omitted() {
+                Some(_) => Some(disk.values(&tables[0])?),
+                None => None,
+            };
             if !self.as_json {
-                print_info(table, false, &shown[..kept], &side_of)?;
+                print_info(table, false, &shown[..kept], &side_of, left_out.as_ref())?;
                 for extra in &shown[kept..] {
                     println!(
                         "{extra:<10} the same as {} (the table stores one side to move for both)",
@@ -91,7 +96,7 @@ impl Visit for Info<'_> {
                 print_start_and_census(&start, &reachable);
                 return Ok(None);
             }
-            let mut fields = info_fields(table, &shown[..kept], &side_of)?;
+            let mut fields = info_fields(table, &shown[..kept], &side_of, left_out.as_ref())?;
             copy_first_side(&mut fields, &shown[..kept], &shown[kept..])?;
             fields
         } else {

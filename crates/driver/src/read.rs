@@ -230,20 +230,33 @@ impl Histogram {
     }
 }
 
-/// The histogram of plies per outcome and side to move, read from the whole distance file in parallel.
+/// The histogram of plies per outcome and side to move, read from the whole distance file in parallel; the values
+/// of a file that leaves one side to move out are taken from `left_out` (the table read whole, see
+/// [`crate::directory::Directory::values`]) there.
 pub fn histograms(
     table: &Table,
     sides: usize,
     side_of: impl Fn(Index) -> usize + Sync,
+    left_out: Option<&DenseValues>,
 ) -> Result<Vec<Histogram>> {
     let file = table.distance_file();
     let block_values = u64::from(file.header().block_values);
+    if file.header().omitted().is_some() && left_out.is_none() {
+        bail!(
+            "{}: the file stores one side to move: its histogram needs the values of the other",
+            file.path().display()
+        );
+    }
     let parts = (0..file.header().block_count)
         .into_par_iter()
         .map(|block| -> Result<Vec<Histogram>> {
             let mut h = vec![Histogram::default(); sides];
-            for (k, value) in file.distance_block(block)?.into_iter().enumerate() {
+            for (k, value) in file.stored_distance_block(block)?.into_iter().enumerate() {
                 let index = block * block_values + k as u64;
+                let value = match left_out {
+                    Some(values) if !file.header().stores(index) => values.value(index),
+                    _ => value,
+                };
                 if let Some(v) = value {
                     let side = side_of(index);
                     h.get_mut(side)
@@ -289,6 +302,7 @@ pub fn info_fields(
     table: &Table,
     side_names: &[&str],
     side_of: impl Fn(Index) -> usize + Sync,
+    left_out: Option<&DenseValues>,
 ) -> Result<Vec<(String, String)>> {
     let meta = table.meta();
     if side_names.len() != meta.sides.len() {
@@ -329,7 +343,7 @@ pub fn info_fields(
             json::optional(c.longest_loss)
         )
     });
-    let hist = histograms(table, side_names.len(), side_of)?;
+    let hist = histograms(table, side_names.len(), side_of, left_out)?;
     let pairs = |m: &BTreeMap<u32, u64>| {
         m.iter()
             .map(|(p, n)| format!("[{p},{n}]"))
@@ -359,6 +373,13 @@ pub fn info_fields(
             wdl.header().version.to_string(),
         ),
         ("wdl_floors".into(), wdl.header().floors().to_string()),
+        (
+            "distance_omitted".into(),
+            distance
+                .header()
+                .omitted()
+                .map_or("null".into(), |r| format!("[{},{}]", r.start, r.end)),
+        ),
         ("params".into(), format!("{{{params}}}")),
         ("index_size".into(), meta.index_size.to_string()),
         ("positions".into(), positions.to_string()),
@@ -405,9 +426,10 @@ pub fn print_info(
     json: bool,
     side_names: &[&str],
     side_of: impl Fn(Index) -> usize + Sync,
+    left_out: Option<&DenseValues>,
 ) -> Result<()> {
     if json {
-        print_object(&info_fields(table, side_names, side_of)?);
+        print_object(&info_fields(table, side_names, side_of, left_out)?);
         return Ok(());
     }
     let meta = table.meta();
@@ -425,6 +447,12 @@ pub fn print_info(
             ""
         }
     );
+    if let Some(omitted) = distance.header().omitted() {
+        println!(
+            "one side   the distance file leaves out indices {}..{}: their values are searched",
+            omitted.start, omitted.end
+        );
+    }
     for (k, v) in &meta.params {
         println!("param      {k} = {v}");
     }
@@ -432,7 +460,7 @@ pub fn print_info(
         "indices    {} ({} positions, {} holes)",
         meta.index_size, positions, meta.holes
     );
-    let hist = histograms(table, side_names.len(), side_of)?;
+    let hist = histograms(table, side_names.len(), side_of, left_out)?;
     for (s, name) in side_names.iter().enumerate() {
         let c = meta.sides[s];
         let longest = |d: Option<u32>| d.map_or("-".to_string(), |d| d.to_string());

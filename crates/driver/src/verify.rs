@@ -170,6 +170,14 @@ fn verify_table<F: Family>(
     }
     let values = if DenseValues::bytes_for(stored) <= budget {
         Stored::Dense(disk.values(table)?)
+    } else if let Some(omitted) = opened.distance_file().header().omitted() {
+        return Err(anyhow!(
+            "{path}: the file leaves out indices {}..{}, which verify reads whole, in more memory than --memory \
+             leaves ({} bytes for {stored} indices)",
+            omitted.start,
+            omitted.end,
+            DenseValues::bytes_for(stored)
+        ));
     } else {
         Stored::Probed(opened.clone())
     };

@@ -353,6 +353,17 @@ fn distance_files_of_one_side_probe_verify_and_build_as_both_sides_do() {
     )
     .unwrap();
     assert_eq!(verified.len(), 1);
+    // `info` counts both sides in its histogram, and says which indices the file leaves out.
+    let (info_one, info_both) = (
+        json_fields(one.path(), "chess", &["KPvK".into()]).unwrap(),
+        json_fields(both.path(), "chess", &["KPvK".into()]).unwrap(),
+    );
+    assert_eq!(
+        field(&info_one, "histogram"),
+        field(&info_both, "histogram")
+    );
+    assert_eq!(field(&info_both, "distance_omitted"), "null");
+    assert!(field(&info_one, "distance_omitted").starts_with('['));
     // KPvK built again, on the sub-tables of one side, with both sides: the same bytes.
     std::fs::remove_file(one.path().join("chess/KPvK.rdst")).unwrap();
     std::fs::remove_file(one.path().join("chess/KPvK.rwdl")).unwrap();
