@@ -94,15 +94,18 @@ pub fn check_files(table: &Table) -> Result<u64> {
 }
 
 /// Checks that in a WDL file of floors every position stored below its value has exits that reach it, as a prober
-/// finds them: `game` is the table's game, `value(i)` the value from the distance file. Returns the number of
-/// positions stored below their value (0 for a file without floors).
+/// finds them, and that none is stored above it: `game` is the table's game, `value(i)` the value from the distance
+/// file (for the indices a distance file leaves out, found by search: [`check_files`] compares only the others, so
+/// a file without floors is compared here at those). Returns the number of positions stored below their value (0 for
+/// a file without floors).
 pub fn check_floors<G: Game>(
     table: &Table,
     game: &G,
     value: impl Fn(Index) -> Result<Option<Value>> + Sync,
 ) -> Result<u64> {
     let wdl = table.wdl_file();
-    if !wdl.header().floors() {
+    let floors = wdl.header().floors();
+    if !floors && table.distance_file().header().omitted().is_none() {
         return Ok(0);
     }
     let block_values = u64::from(wdl.header().block_values);
@@ -116,6 +119,12 @@ pub fn check_floors<G: Game>(
                 let Some(v) = value(index)? else { continue };
                 if stored == v.outcome() {
                     continue;
+                }
+                if stored > v.outcome() || !floors {
+                    bail!(
+                        "{}: index {index} stores a {stored}, but its value is {v}",
+                        wdl.path().display()
+                    );
                 }
                 let reached = game.best_exit(index);
                 if reached != v.outcome() {

@@ -372,3 +372,87 @@ fn distance_files_of_one_side_probe_verify_and_build_as_both_sides_do() {
         assert_eq!(bytes(one.path(), file), bytes(both.path(), file), "{file}");
     }
 }
+
+/// `verify` compares the WDL file with the values it searches at the indices a distance file leaves out, which no
+/// checksum and no comparison of the two files can: a WDL file whose outcomes of two positions of that side are
+/// exchanged (the counts unchanged) is found.
+#[test]
+fn verify_compares_the_wdl_file_at_the_side_a_distance_file_leaves_out() {
+    use retro_game::{Index, Outcome, Value};
+    use retro_table::{TableSpec, WriteOptions, write_table};
+
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path();
+    let args = VerifyArgs {
+        game: "chess".into(),
+        variant: vec!["KQvK".into()],
+        ..Default::default()
+    };
+    generate(&GenerateArgs {
+        game: "chess".into(),
+        variant: vec!["KQvK".into()],
+        out: out.to_path_buf(),
+        one_side: true,
+        engine: EngineArgs {
+            quiet: true,
+            ..Default::default()
+        },
+        ..Default::default()
+    })
+    .unwrap();
+    verify(out, &args).unwrap();
+    let chess = retro_chess::family::Chess;
+    let disk = retro_driver::directory::Directory::open(&chess, out).unwrap();
+    let material = retro_chess::Material::parse("KQvK").unwrap();
+    let values = disk.values(&material).unwrap();
+    let table = retro_probe::Table::open(out, "chess", "KQvK", 16 << 20).unwrap();
+    let omitted = table.distance_file().header().omitted().unwrap();
+    // Two positions of the side left out with different outcomes, neither the longest of its outcome, exchanged.
+    let meta = table.meta().clone();
+    let side = usize::from(omitted.start > 0);
+    let counts = meta.sides[side];
+    let ordinary = |i: Index, outcome: Option<Outcome>| {
+        values.value(i).is_some_and(|v| {
+            let longest = match v.outcome() {
+                Outcome::Win => counts.longest_win,
+                Outcome::Loss => counts.longest_loss,
+                Outcome::Draw => None,
+            };
+            outcome.is_none_or(|o| o != v.outcome()) && (longest.is_none() || v.plies() < longest)
+        })
+    };
+    let first = omitted.clone().find(|&i| ordinary(i, None)).unwrap();
+    let first_outcome = values.value(first).unwrap().outcome();
+    let second = omitted
+        .clone()
+        .find(|&i| ordinary(i, Some(first_outcome)))
+        .unwrap();
+    let swapped = |i: Index| -> Option<Value> {
+        match i {
+            i if i == first => values.value(second),
+            i if i == second => values.value(first),
+            i => values.value(i),
+        }
+    };
+    let elsewhere = tempfile::tempdir().unwrap();
+    let spec = TableSpec {
+        game: "chess",
+        name: "KQvK",
+        params: meta.params.clone(),
+        sides: 2,
+        side_of: |i: Index| u8::from(i >= table.size() / 2),
+        size: table.size(),
+        payload: &[],
+        exits: None,
+        index_periods: &[],
+        distance_omitted: Some(omitted.clone()),
+        options: WriteOptions::default(),
+    };
+    let written = write_table(elsewhere.path(), &spec, swapped).unwrap();
+    assert_eq!(written.meta, meta);
+    drop(table);
+    std::fs::copy(&written.wdl_path, out.join("chess/KQvK.rwdl")).unwrap();
+    let err = verify(out, &args).unwrap_err().to_string();
+    assert!(err.contains("KQvK.rwdl: index "), "{err}");
+    assert!(err.contains(", but its value is "), "{err}");
+}
