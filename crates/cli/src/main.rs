@@ -14,6 +14,7 @@ use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
 use retro_driver::generate::GenerateArgs;
 use retro_driver::plan::PlanArgs;
+use retro_driver::repack::RepackArgs;
 use retro_driver::slurm::{StatusArgs, SubmitArgs};
 use retro_driver::verify::VerifyArgs;
 use retro_driver::{EngineArgs, json, parse_size};
@@ -40,6 +41,9 @@ enum Command {
     Info(Info),
     /// Check every checksum of a variant's tables and certify every position's value from its moves.
     Verify(Verify),
+    /// Write a variant's tables again from their values, with other options (`--compact`, `--one-side`, or
+    /// neither), without solving them again.
+    Repack(Repack),
     /// The games retro knows, the syntax of their variants and an example position.
     Games(Games),
     /// Generalized Sprague–Grundy values of an impartial graph game (loopy games allowed).
@@ -230,6 +234,32 @@ struct Verify {
 }
 
 #[derive(Args, Debug)]
+struct Repack {
+    /// The directory of tables, rewritten in place.
+    #[arg(long)]
+    tables: PathBuf,
+    /// Every variant up to N (chess: every material of 3 to N men) instead of one.
+    #[arg(long, value_name = "N")]
+    all: Option<u32>,
+    /// Misère play (graph games): the tables of the misère variant.
+    #[arg(long)]
+    misere: bool,
+    /// The smallest files, as `generate --compact` writes them.
+    #[arg(long)]
+    compact: bool,
+    /// Distance files of one side to move, as `generate --one-side` writes them; without it, of both sides.
+    #[arg(long)]
+    one_side: bool,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// The game.
+    game: String,
+    /// The variant, as `generate` takes it (a graph: its table's name).
+    variant: Vec<String>,
+}
+
+#[derive(Args, Debug)]
 struct Serve {
     /// The directory of tables.
     #[arg(long)]
@@ -353,6 +383,19 @@ fn main() -> ExitCode {
             },
         )
         .map(|_| ()),
+        Command::Repack(r) => retro_driver::repack::repack(&RepackArgs {
+            game: r.game,
+            variant: r.variant,
+            all: r.all,
+            tables: r.tables,
+            flags: Flags {
+                misere: r.misere,
+                edges: false,
+            },
+            compact: r.compact,
+            one_side: r.one_side,
+            threads: r.threads,
+        }),
         Command::Games(g) => games(&g),
         Command::Grundy(args) => grundy::run(&args),
         Command::Sum(args) => sum::run(&args),

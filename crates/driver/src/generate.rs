@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 use std::ops::Range;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow};
@@ -266,40 +266,20 @@ fn build_one<F: Family>(
             params.push(("startpos_value".into(), value.to_string()));
         }
     }
-    let payload = family.payload(table);
-    let side_of = family.side_of(table);
-    let best_exit = |i: Index| retro_game::Game::best_exit(&game, i);
-    let exits: Option<&(dyn Fn(Index) -> Outcome + Sync)> = if family.wdl_floors(table) {
-        Some(&best_exit)
-    } else {
-        None
-    };
-    let index_periods = family.index_periods(table);
-    let spec = TableSpec {
-        game: game_word,
-        name: &name,
+    let values = |i: Index| solution.value(i);
+    let written = write_values(
+        family,
+        table,
+        &game,
         params,
-        sides: family.sides(table).len() as u8,
-        side_of: |i: Index| side_of(i) as u8,
-        size,
-        payload: &payload,
-        exits,
-        index_periods: &index_periods,
-        distance_omitted: if args.one_side {
-            omitted_side(&family.side_ranges(table), |i| solution.value(i))
-        } else {
-            None
+        &values,
+        &args.out,
+        &Choices {
+            compact: args.compact,
+            one_side: args.one_side,
         },
-        options,
-    };
-    // Fewer writer threads than the build's when the budget is short: the bytes written are the same.
-    let written = if share.writer_threads < rayon::current_num_threads() {
-        with_threads(Some(share.writer_threads), || {
-            write_table(&args.out, &spec, |i| solution.value(i))
-        })??
-    } else {
-        write_table(&args.out, &spec, |i| solution.value(i))?
-    };
+        share.writer_threads,
+    )?;
     let total = written.meta.total();
     let longest = [total.longest_win, total.longest_loss]
         .into_iter()
@@ -325,6 +305,62 @@ fn build_one<F: Family>(
     );
     print_written(&written, positions);
     Ok(solution)
+}
+
+/// How a table's files are written, beside the family's own choices.
+pub(crate) struct Choices {
+    /// The smallest files, slower to write ([`WriteOptions::compact`]).
+    pub compact: bool,
+    /// A distance file of one side to move, where the family's sides are ranges of the index.
+    pub one_side: bool,
+}
+
+/// Writes the two files of `table` from its values: with the family's payload, sides, blocks and, where it asks for
+/// them, WDL floors that `game`'s exits complete. `generate` writes a table just solved so, and `repack` rewrites
+/// one read back. The bytes do not depend on `writer_threads`, which a build short of memory lowers.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn write_values<F: Family>(
+    family: &F,
+    table: &F::Table,
+    game: &F::Game<'_>,
+    params: Vec<(String, String)>,
+    values: &(dyn Fn(Index) -> Option<Value> + Sync),
+    out: &Path,
+    choices: &Choices,
+    writer_threads: usize,
+) -> Result<retro_table::Written> {
+    let name = family.table_name(table);
+    let payload = family.payload(table);
+    let side_of = family.side_of(table);
+    let best_exit = |i: Index| retro_game::Game::best_exit(game, i);
+    let exits: Option<&(dyn Fn(Index) -> Outcome + Sync)> = if family.wdl_floors(table) {
+        Some(&best_exit)
+    } else {
+        None
+    };
+    let index_periods = family.index_periods(table);
+    let spec = TableSpec {
+        game: family.about().name,
+        name: &name,
+        params,
+        sides: family.sides(table).len() as u8,
+        side_of: |i: Index| side_of(i) as u8,
+        size: family.stored(game),
+        payload: &payload,
+        exits,
+        index_periods: &index_periods,
+        distance_omitted: if choices.one_side {
+            omitted_side(&family.side_ranges(table), values)
+        } else {
+            None
+        },
+        options: write_options(family, table, choices.compact),
+    };
+    Ok(if writer_threads < rayon::current_num_threads() {
+        with_threads(Some(writer_threads), || write_table(out, &spec, values))??
+    } else {
+        write_table(out, &spec, values)?
+    })
 }
 
 /// Which side to move a distance file of one side leaves out: the one whose codes a quick compression finds larger

@@ -28,6 +28,7 @@ pub mod plan;
 pub mod probe;
 pub mod read;
 pub mod registry;
+pub mod repack;
 pub mod slurm;
 pub mod value;
 pub mod verify;

@@ -364,6 +364,47 @@ fn distance_files_of_one_side_probe_verify_and_build_as_both_sides_do() {
     );
     assert_eq!(field(&info_both, "distance_omitted"), "null");
     assert!(field(&info_one, "distance_omitted").starts_with('['));
+    // `repack` rewrites a table of both sides as one side, and back, without solving it: the bytes of a build.
+    let repack = |dir: &Path, one_side: bool| {
+        retro_driver::repack::repack(&retro_driver::repack::RepackArgs {
+            game: "chess".into(),
+            variant: vec!["KPvK".into()],
+            tables: dir.to_path_buf(),
+            one_side,
+            ..Default::default()
+        })
+        .unwrap()
+    };
+    let rewritten = tempfile::tempdir().unwrap();
+    std::fs::create_dir(rewritten.path().join("chess")).unwrap();
+    for entry in std::fs::read_dir(both.path().join("chess")).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(
+            &path,
+            rewritten
+                .path()
+                .join("chess")
+                .join(path.file_name().unwrap()),
+        )
+        .unwrap();
+    }
+    repack(rewritten.path(), true);
+    for file in ["KPvK.rdst", "KPvK.rwdl", "KQvK.rdst"] {
+        let expected = if file == "KQvK.rdst" {
+            both.path()
+        } else {
+            one.path()
+        };
+        assert_eq!(
+            bytes(rewritten.path(), file),
+            bytes(expected, file),
+            "{file}"
+        );
+    }
+    repack(one.path(), false);
+    for file in ["KPvK.rdst", "KPvK.rwdl"] {
+        assert_eq!(bytes(one.path(), file), bytes(both.path(), file), "{file}");
+    }
     // KPvK built again, on the sub-tables of one side, with both sides: the same bytes.
     std::fs::remove_file(one.path().join("chess/KPvK.rdst")).unwrap();
     std::fs::remove_file(one.path().join("chess/KPvK.rwdl")).unwrap();
@@ -371,6 +412,18 @@ fn distance_files_of_one_side_probe_verify_and_build_as_both_sides_do() {
     for file in ["KPvK.rdst", "KPvK.rwdl"] {
         assert_eq!(bytes(one.path(), file), bytes(both.path(), file), "{file}");
     }
+    // A table that is not there is a clear error.
+    let missing = retro_driver::repack::repack(&retro_driver::repack::RepackArgs {
+        game: "chess".into(),
+        variant: vec!["KQvKR".into()],
+        tables: one.path().to_path_buf(),
+        ..Default::default()
+    })
+    .unwrap_err();
+    assert!(
+        format!("{missing:#}").contains("table chess KQvKR is missing"),
+        "{missing:#}"
+    );
 }
 
 /// `verify` compares the WDL file with the values it searches at the indices a distance file leaves out, which no

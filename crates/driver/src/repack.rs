@@ -1,0 +1,116 @@
+//! `retro repack GAME [VARIANT] --tables DIR`: writes the files of tables already built again, from their values,
+//! with other write options (`--compact`, `--one-side`) and without solving them again. A table whose distance file
+//! leaves one side to move out is read whole first, that side found by searching its moves; the files are then
+//! written as `generate` writes them, under temporary names renamed into place, so the same options give the same
+//! bytes as a build.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use retro_family::{Family, Flags, Index, SubTables, Values};
+
+use crate::build::with_threads;
+use crate::dense::DenseValues;
+use crate::directory::Directory;
+use crate::generate::{Choices, build_order, write_values};
+use crate::read::print_written;
+use crate::registry::{Visit, visit};
+
+/// What `repack` is asked.
+#[derive(Clone, Debug, Default)]
+pub struct RepackArgs {
+    pub game: String,
+    pub variant: Vec<String>,
+    /// Every variant of up to N (chess: men) instead of one.
+    pub all: Option<u32>,
+    /// The directory of tables, read and written in place.
+    pub tables: PathBuf,
+    /// For `--all`: the flags `generate --all` took.
+    pub flags: Flags,
+    /// The smallest files (slower to write).
+    pub compact: bool,
+    /// Distance files of one side to move; without it, of both.
+    pub one_side: bool,
+    pub threads: Option<usize>,
+}
+
+/// Runs `repack`: rewrites each table of the variant (every table of `--all N`), dependencies first.
+pub fn repack(args: &RepackArgs) -> Result<()> {
+    visit(&args.game, Repack(args))?
+}
+
+struct Repack<'a>(&'a RepackArgs);
+
+impl Visit for Repack<'_> {
+    type Output = Result<()>;
+    fn visit<F: Family>(self, family: &F) -> Result<()> {
+        let args = self.0;
+        let disk = Directory::open(family, &args.tables)?;
+        // A variant is opened as `verify` opens it, from the directory (a graph's from its table's payload).
+        let variants = match args.all {
+            Some(_) => crate::plan::variants(family, &args.variant, args.all, &args.flags)?,
+            None => vec![
+                family
+                    .open_variant(&args.variant, &disk)
+                    .map_err(anyhow::Error::msg)?,
+            ],
+        };
+        let asked: Vec<F::Table> = variants.iter().flat_map(|v| family.tables(v)).collect();
+        with_threads(args.threads, || -> Result<()> {
+            for table in build_order(family, &variants) {
+                if asked.contains(&table) {
+                    repack_one(family, &disk, &table, args)?;
+                }
+            }
+            Ok(())
+        })?
+    }
+}
+
+fn repack_one<F: Family>(
+    family: &F,
+    disk: &Directory<F>,
+    table: &F::Table,
+    args: &RepackArgs,
+) -> Result<()> {
+    let clock = Instant::now();
+    let game_word = family.about().name;
+    let name = family.table_name(table);
+    let opened = disk.table(table)?;
+    let values = disk.values(table)?;
+    let held: HashMap<F::Table, DenseValues> = family
+        .dependencies(table)
+        .into_iter()
+        .map(|d| Ok((d.clone(), disk.values(&d)?)))
+        .collect::<Result<_>>()?;
+    let mut sub = SubTables::new();
+    for (d, v) in &held {
+        sub.insert(d.clone(), v as &dyn Values);
+    }
+    let game = family.game(table, &sub).map_err(anyhow::Error::msg)?;
+    // The parameters as written (the start position's value among them, where the table holds it).
+    let params = opened.meta().params.clone();
+    drop(opened);
+    let written = write_values(
+        family,
+        table,
+        &game,
+        params,
+        &|i: Index| values.value(i),
+        &args.tables,
+        &Choices {
+            compact: args.compact,
+            one_side: args.one_side,
+        },
+        rayon::current_num_threads(),
+    )
+    .with_context(|| format!("cannot rewrite {game_word} {name}"))?;
+    println!(
+        "{game_word} {name}: rewritten in {:.2} s",
+        clock.elapsed().as_secs_f64()
+    );
+    print_written(&written, written.meta.index_size - written.meta.holes);
+    Ok(())
+}
