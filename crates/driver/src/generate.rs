@@ -103,6 +103,7 @@ pub fn build_order<F: Family>(family: &F, variants: &[F::Variant]) -> Vec<F::Tab
 fn build_all<F: Family>(family: &F, variants: &[F::Variant], args: &GenerateArgs) -> Result<()> {
     let game = family.about().name;
     let mut order = build_order(family, variants);
+    refuse_one_side(family, &order, args.one_side)?;
     let mut asked: Vec<F::Table> = variants.iter().flat_map(|v| family.tables(v)).collect();
     if let Some(only) = &args.table {
         let table = order
@@ -305,6 +306,22 @@ fn build_one<F: Family>(
     );
     print_written(&written, positions);
     Ok(solution)
+}
+
+/// `--one-side` is an error for a game none of whose tables keeps its sides to move in ranges of the index, rather
+/// than a flag silently ignored.
+pub(crate) fn refuse_one_side<F: Family>(
+    family: &F,
+    tables: &[F::Table],
+    one_side: bool,
+) -> Result<()> {
+    if one_side && tables.iter().all(|t| family.side_ranges(t).is_empty()) {
+        return Err(anyhow!(
+            "--one-side does not apply to {}: its tables do not keep the sides to move apart (chess tables do)",
+            family.about().name
+        ));
+    }
+    Ok(())
 }
 
 /// How a table's files are written, beside the family's own choices.

@@ -14,7 +14,7 @@ use retro_family::{Family, Flags, Index, SubTables, Values};
 use crate::build::with_threads;
 use crate::dense::DenseValues;
 use crate::directory::Directory;
-use crate::generate::{Choices, build_order, write_values};
+use crate::generate::{Choices, build_order, refuse_one_side, write_values};
 use crate::read::print_written;
 use crate::registry::{Visit, visit};
 
@@ -58,6 +58,7 @@ impl Visit for Repack<'_> {
             ],
         };
         let asked: Vec<F::Table> = variants.iter().flat_map(|v| family.tables(v)).collect();
+        refuse_one_side(family, &asked, args.one_side)?;
         with_threads(args.threads, || -> Result<()> {
             for table in build_order(family, &variants) {
                 if asked.contains(&table) {

@@ -211,3 +211,45 @@ fn generate_keeps_a_sound_table_and_rebuilds_a_damaged_one() {
         "rebuilt with the same bytes"
     );
 }
+
+/// `--one-side` is refused for a game whose tables do not keep their sides to move apart, by `generate` and by
+/// `repack`, rather than ignored; `repack` without it rewrites a graph table with the same bytes.
+#[test]
+fn one_side_is_refused_for_graphs_and_repack_keeps_their_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = generate_text(dir.path(), "p", "a : end |\nend : |\n", false);
+    let file = dir.path().join("p.txt");
+    let err = generate(&GenerateArgs {
+        game: "graph".into(),
+        variant: vec![file.display().to_string()],
+        out: dir.path().join("other"),
+        one_side: true,
+        ..Default::default()
+    })
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("--one-side does not apply to graph"), "{err}");
+    let repack = |one_side: bool| {
+        retro_driver::repack::repack(&retro_driver::repack::RepackArgs {
+            game: "graph".into(),
+            variant: vec!["p".into()],
+            tables: out.clone(),
+            one_side,
+            ..Default::default()
+        })
+    };
+    let err = repack(true).unwrap_err().to_string();
+    assert!(err.contains("--one-side does not apply to graph"), "{err}");
+    let before: Vec<Vec<u8>> = ["p.rwdl", "p.rdst"]
+        .iter()
+        .map(|f| std::fs::read(out.join("graph").join(f)).unwrap())
+        .collect();
+    repack(false).unwrap();
+    for (f, bytes) in ["p.rwdl", "p.rdst"].iter().zip(before) {
+        assert_eq!(
+            std::fs::read(out.join("graph").join(f)).unwrap(),
+            bytes,
+            "{f}"
+        );
+    }
+}
