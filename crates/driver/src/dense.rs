@@ -65,21 +65,28 @@ impl DenseValues {
         let Some(omitted) = table.distance_file().header().omitted() else {
             return Ok(dense);
         };
-        let search = Search {
-            game,
-            dense: &dense,
-            omitted: omitted.clone(),
-            stored,
-            convention,
-        };
-        let found: Vec<Option<Value>> = omitted
-            .clone()
-            .into_par_iter()
-            .map(|i| search.value(i, 0))
-            .collect::<Result<_, _>>()
-            .map_err(|e| format!("{}: {e}", table.distance_file().path().display()))?;
-        for (i, value) in omitted.zip(found) {
-            dense.set(i, value);
+        // A chunk at a time, so that the values found wait in a small buffer: the search never reads the indices
+        // left out, so those of one chunk are set before the next is searched.
+        const CHUNK: u64 = 1 << 20;
+        let mut start = omitted.start;
+        while start < omitted.end {
+            let end = (start + CHUNK).min(omitted.end);
+            let search = Search {
+                game,
+                dense: &dense,
+                omitted: omitted.clone(),
+                stored,
+                convention,
+            };
+            let found: Vec<Option<Value>> = (start..end)
+                .into_par_iter()
+                .map(|i| search.value(i, 0))
+                .collect::<Result<_, _>>()
+                .map_err(|e| format!("{}: {e}", table.distance_file().path().display()))?;
+            for (i, value) in (start..end).zip(found) {
+                dense.set(i, value);
+            }
+            start = end;
         }
         Ok(dense)
     }
