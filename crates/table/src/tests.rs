@@ -848,6 +848,37 @@ fn columnar_wdl_blocks_are_stored_transposed_in_version_4() {
     }
 }
 
+/// In a large table (more indices than `large_table`), WDL blocks are tried transposed only with
+/// `transpose_large_wdl` (what `--compact` sets), and distance blocks never.
+#[test]
+fn large_tables_transpose_wdl_blocks_only_when_asked() {
+    use retro_probe::Layout;
+    let size = 40_000;
+    let mut sizes = Vec::new();
+    for transpose_large_wdl in [false, true] {
+        let mut spec = spec("columnar", size, 1, b"");
+        spec.options.large_table = 1000;
+        spec.options.large_distance_block_values = 1 << 13;
+        spec.options.transpose_large_wdl = transpose_large_wdl;
+        let (_dir, bytes, table) = write_transposable(spec, 1 << 13, true, columnar);
+        sizes.push(bytes);
+        let layouts = |file: &TableFile| -> Vec<Layout> {
+            (0..file.header().block_count)
+                .map(|b| file.block_layout(b).unwrap().unwrap())
+                .collect()
+        };
+        let wdl = layouts(table.wdl_file());
+        assert_eq!(
+            wdl.contains(&Layout::Transposed),
+            transpose_large_wdl,
+            "{wdl:?}"
+        );
+        let distance = layouts(table.distance_file());
+        assert!(!distance.contains(&Layout::Transposed), "{distance:?}");
+    }
+    assert!(sizes[1] < sizes[0], "{sizes:?}");
+}
+
 /// Blocks where every value is the same (holes filled included) take two bytes; small WDL blocks are stored in
 /// whichever of the packed and the one-value-per-byte layouts is smaller; every layout reads back.
 #[test]

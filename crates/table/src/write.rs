@@ -72,6 +72,10 @@ pub struct WriteOptions {
     /// for some tables, at the cost of a second compression of the block. A WDL file with a transposed block is
     /// written in version 4 (KNvKP's WDL file: 143.5 KB plain, 133.3 KB with two of its three blocks transposed).
     pub try_transposed: bool,
+    /// Whether, with `try_transposed`, the WDL blocks of large tables are tried transposed too (their distance
+    /// blocks never are: too slow). KBNvKQ's WDL file: 2,284,394 bytes plain, 1,886,617 with; KBBvKR's 837,868
+    /// and 721,840, written in 37 s instead of 17 s.
+    pub transpose_large_wdl: bool,
     /// WDL blocks of at most this many values are also tried one value per byte ([`Layout::Bytes`]), which wins for
     /// small tables (KQvK, KRvK) and for a few large ones (KBBvK in one block of 2^22 values: 67.7 KB against 97.1 KB
     /// packed) and loses for most (KPvK, KRvKR): a small block is cheap to compress twice, a large one is not.
@@ -103,6 +107,7 @@ impl Default for WriteOptions {
             // compressed in 0.5, 3.8 and 10.4 s of one core. Levels 2 to 5 are both larger and slower than 1.
             large_distance_level: 1,
             try_transposed: false,
+            transpose_large_wdl: false,
             bytes_layout_max_values: 1 << 18,
             payload_level: 3,
             version: LAYOUT_VERSION,
@@ -113,7 +118,8 @@ impl Default for WriteOptions {
 impl WriteOptions {
     /// The smallest files this writer makes, for tables that ship (`tablebases/`): distance blocks at the WDL
     /// file's level and tried transposed, and large tables' distance blocks at level 9 (beyond it, 8% smaller
-    /// than level 1, each further level costs much time for little: 1.3% more for 2.7 times the time at 12).
+    /// than level 1, each further level costs much time for little: 1.3% more for 2.7 times the time at 12), and
+    /// their WDL blocks tried transposed.
     /// Writing a 4-man chess table takes several times as long as solving it.
     pub fn compact() -> WriteOptions {
         let default = WriteOptions::default();
@@ -121,6 +127,7 @@ impl WriteOptions {
             distance_level: default.wdl_level,
             large_distance_level: 9,
             try_transposed: true,
+            transpose_large_wdl: true,
             bytes_layout_max_values: MAX_BLOCK_VALUES,
             ..default
         }
@@ -143,9 +150,11 @@ impl WriteOptions {
         let wdl_raw = wdl_values;
         let bytes_layout = wdl_values <= u64::from(self.bytes_layout_max_values);
         let transposing = self.try_transposed && size <= self.large_table;
+        let transposing_wdl =
+            self.try_transposed && (size <= self.large_table || self.transpose_large_wdl);
         let wdl_compress = zstd_context_bytes(
             self.wdl_level,
-            if bytes_layout || transposing {
+            if bytes_layout || transposing_wdl {
                 wdl_raw
             } else {
                 wdl_raw / 4
@@ -156,7 +165,7 @@ impl WriteOptions {
             + if bytes_layout { wdl_raw * 2 } else { 0 }
             // Transposed candidates: the order (four bytes a value), the holes marked, the transposed own codes,
             // their exact and floored fills, the two leaders kept, and the compressed blocks.
-            + if transposing { wdl_raw * 12 } else { 0 };
+            + if transposing_wdl { wdl_raw * 12 } else { 0 };
         // Reading back: the decoded block and one outcome a value.
         let wdl_read = wdl_raw / 4 + wdl_values * std::mem::size_of::<Outcome>() as u64;
         let distance_raw = distance_values * 4;
@@ -397,7 +406,8 @@ where
                 index_periods: spec.index_periods,
                 try_transposed: options.try_transposed
                     && options.version >= 2
-                    && spec.size <= options.large_table,
+                    && (spec.size <= options.large_table
+                        || (kind == FileKind::Wdl && options.transpose_large_wdl)),
                 bytes_layout_max_values: options.bytes_layout_max_values,
                 encoding,
                 block_values,
@@ -501,8 +511,9 @@ struct FileWriter<'a> {
     omitted: Option<std::ops::Range<Index>>,
     /// The index's row lengths the game knows of ([`TableSpec::index_periods`]), tried for transposed WDL blocks.
     index_periods: &'a [u64],
-    /// Whether distance blocks are also tried transposed (version 2, tables that are not large: it costs a
-    /// second full compression of some blocks).
+    /// Whether blocks are also tried transposed (version 2; distance blocks of tables that are not large, WDL blocks
+    /// of those and, with [`WriteOptions::transpose_large_wdl`], of large ones: it costs more compressions of some
+    /// blocks).
     try_transposed: bool,
     /// WDL blocks of at most this many values are also tried one value per byte.
     bytes_layout_max_values: u32,
