@@ -1303,41 +1303,53 @@ mod tests {
         );
     }
 
-    #[test]
-    fn wdl_headers_say_whether_their_values_are_floors() {
+    /// A file of one block (its single byte a stand-in) after a header built for a table of `index_size` wins in
+    /// one ply, in one block: the version, kind, floors and indices left out as asked.
+    fn one_block_file(
+        index_size: u64,
+        version: u32,
+        kind: FileKind,
+        floors: bool,
+        omitted: Option<Range<u64>>,
+    ) -> Result<Vec<u8>, String> {
         let meta = Metadata {
             game: "g".into(),
             name: "t".into(),
             params: Vec::new(),
-            index_size: 8,
+            index_size,
             sides: vec![SideCounts {
-                wins: 8,
+                wins: index_size,
                 longest_win: Some(1),
                 ..SideCounts::default()
             }],
             holes: 0,
         };
+        build_header(&HeaderSpec {
+            version,
+            kind,
+            floors,
+            omitted,
+            encoding: match kind {
+                FileKind::Wdl => Encoding::Wdl2,
+                FileKind::Distance => Encoding::Distance8,
+            },
+            block_values: index_size.next_power_of_two() as u32,
+            meta: &meta,
+            payload_len: 0,
+            stored_payload: b"",
+            block_lens: &[1],
+            block_sums: &[0],
+        })
+        .map(|mut file| {
+            file.push(0);
+            file
+        })
+    }
+
+    #[test]
+    fn wdl_headers_say_whether_their_values_are_floors() {
         let header = |version: u32, kind: FileKind, floors: bool| {
-            build_header(&HeaderSpec {
-                version,
-                kind,
-                floors,
-                omitted: None,
-                encoding: match kind {
-                    FileKind::Wdl => Encoding::Wdl2,
-                    FileKind::Distance => Encoding::Distance8,
-                },
-                block_values: 8,
-                meta: &meta,
-                payload_len: 0,
-                stored_payload: b"",
-                block_lens: &[1],
-                block_sums: &[0],
-            })
-            .map(|mut file| {
-                file.push(0);
-                file
-            })
+            one_block_file(8, version, kind, floors, None)
         };
         for (version, floors) in [(2, false), (3, true), (4, false), (4, true)] {
             let file = header(version, FileKind::Wdl, floors).unwrap();
@@ -1366,39 +1378,8 @@ mod tests {
 
     #[test]
     fn distance_files_of_version_5_say_which_indices_they_leave_out() {
-        let meta = Metadata {
-            game: "g".into(),
-            name: "t".into(),
-            params: Vec::new(),
-            index_size: 100,
-            sides: vec![SideCounts {
-                wins: 100,
-                longest_win: Some(1),
-                ..SideCounts::default()
-            }],
-            holes: 0,
-        };
         let header = |version: u32, kind: FileKind, omitted: Option<Range<u64>>| {
-            build_header(&HeaderSpec {
-                version,
-                kind,
-                floors: false,
-                omitted,
-                encoding: match kind {
-                    FileKind::Wdl => Encoding::Wdl2,
-                    FileKind::Distance => Encoding::Distance8,
-                },
-                block_values: 128,
-                meta: &meta,
-                payload_len: 0,
-                stored_payload: b"",
-                block_lens: &[1],
-                block_sums: &[0],
-            })
-            .map(|mut file| {
-                file.push(0);
-                file
-            })
+            one_block_file(100, version, kind, false, omitted)
         };
         let file = header(5, FileKind::Distance, Some(40..100)).unwrap();
         let parsed = Header::parse(Path::new("h"), &file).unwrap();
