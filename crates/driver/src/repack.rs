@@ -80,7 +80,6 @@ fn repack_one<F: Family>(
     let game_word = family.about().name;
     let name = family.table_name(table);
     let opened = disk.table(table)?;
-    let values = disk.values(table)?;
     let held: HashMap<F::Table, DenseValues> = family
         .dependencies(table)
         .into_iter()
@@ -91,6 +90,15 @@ fn repack_one<F: Family>(
         sub.insert(d.clone(), v as &dyn Values);
     }
     let game = family.game(table, &sub).map_err(anyhow::Error::msg)?;
+    // Read whole; the values a distance file leaves out are searched through the same game.
+    let values = DenseValues::read_completed(
+        &opened,
+        &game,
+        family.stored(&game),
+        family.convention(table),
+    )
+    .map_err(anyhow::Error::msg)
+    .with_context(|| format!("table {game_word} {name} is damaged"))?;
     // The parameters as written (the start position's value among them, where the table holds it).
     let params = opened.meta().params.clone();
     drop(opened);
