@@ -77,11 +77,19 @@ impl<'a, F: Family> Directory<'a, F> {
     /// searching their moves, which reads the tables the table's exits reach, whole too, and drops them after.
     pub fn values(&self, table: &F::Table) -> Result<DenseValues> {
         let opened = self.table(table)?;
-        let name = self.family.table_name(table);
-        let damaged = || format!("table {} {name} is damaged", self.game());
         if opened.distance_file().header().omitted().is_none() {
-            return DenseValues::read(&opened).with_context(damaged);
+            return DenseValues::read(&opened).with_context(|| self.damaged(table));
         }
+        self.with_game(table, |game| self.values_through(table, game))
+    }
+
+    /// Hands `work` the game of `table` on its sub-tables, each read whole ([`values`](Self::values)), which are
+    /// dropped after.
+    pub fn with_game<R>(
+        &self,
+        table: &F::Table,
+        work: impl FnOnce(&F::Game<'_>) -> Result<R>,
+    ) -> Result<R> {
         let dependencies = self.family.dependencies(table);
         let held = dependencies
             .iter()
@@ -92,10 +100,24 @@ impl<'a, F: Family> Directory<'a, F> {
             sub.insert(d, values);
         }
         let game = self.family.game(table, &sub).map_err(anyhow::Error::msg)?;
-        let stored = self.family.stored(&game);
-        DenseValues::read_completed(&opened, &game, stored, self.family.convention(table))
+        work(&game)
+    }
+
+    /// Every value of a table, read whole, the ones its distance file leaves out searched through `game`, its game.
+    pub fn values_through(&self, table: &F::Table, game: &F::Game<'_>) -> Result<DenseValues> {
+        let opened = self.table(table)?;
+        let stored = self.family.stored(game);
+        DenseValues::read_completed(&opened, game, stored, self.family.convention(table))
             .map_err(anyhow::Error::msg)
-            .with_context(damaged)
+            .with_context(|| self.damaged(table))
+    }
+
+    fn damaged(&self, table: &F::Table) -> String {
+        format!(
+            "table {} {} is damaged",
+            self.game(),
+            self.family.table_name(table)
+        )
     }
 
     /// Opens and checks a table without keeping it.

@@ -4,15 +4,13 @@
 //! written as `generate` writes them, under temporary names renamed into place, so the same options give the same
 //! bytes as a build.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use retro_family::{Family, Flags, Index, SubTables, Values};
+use retro_family::{Family, Flags, Index};
 
 use crate::build::with_threads;
-use crate::dense::DenseValues;
 use crate::directory::Directory;
 use crate::generate::{Choices, build_order, refuse_one_side, write_values};
 use crate::read::print_written;
@@ -79,43 +77,27 @@ fn repack_one<F: Family>(
     let clock = Instant::now();
     let game_word = family.about().name;
     let name = family.table_name(table);
-    let opened = disk.table(table)?;
-    let held: HashMap<F::Table, DenseValues> = family
-        .dependencies(table)
-        .into_iter()
-        .map(|d| Ok((d.clone(), disk.values(&d)?)))
-        .collect::<Result<_>>()?;
-    let mut sub = SubTables::new();
-    for (d, v) in &held {
-        sub.insert(d.clone(), v as &dyn Values);
-    }
-    let game = family.game(table, &sub).map_err(anyhow::Error::msg)?;
-    // Read whole; the values a distance file leaves out are searched through the same game.
-    let values = DenseValues::read_completed(
-        &opened,
-        &game,
-        family.stored(&game),
-        family.convention(table),
-    )
-    .map_err(anyhow::Error::msg)
-    .with_context(|| format!("table {game_word} {name} is damaged"))?;
     // The parameters as written (the start position's value among them, where the table holds it).
-    let params = opened.meta().params.clone();
-    drop(opened);
-    let written = write_values(
-        family,
-        table,
-        &game,
-        params,
-        &|i: Index| values.value(i),
-        &args.tables,
-        &Choices {
-            compact: args.compact,
-            one_side: args.one_side,
-        },
-        rayon::current_num_threads(),
-    )
-    .with_context(|| format!("cannot rewrite {game_word} {name}"))?;
+    let params = disk.table(table)?.meta().params.clone();
+    let written = disk
+        .with_game(table, |game| {
+            // The values a distance file leaves out are searched through the same game the files are written with.
+            let values = disk.values_through(table, game)?;
+            write_values(
+                family,
+                table,
+                game,
+                params,
+                &|i: Index| values.value(i),
+                &args.tables,
+                &Choices {
+                    compact: args.compact,
+                    one_side: args.one_side,
+                },
+                rayon::current_num_threads(),
+            )
+        })
+        .with_context(|| format!("cannot rewrite {game_word} {name}"))?;
     println!(
         "{game_word} {name}: rewritten in {:.2} s",
         clock.elapsed().as_secs_f64()
