@@ -6,7 +6,7 @@
 # printed with the results (load1: `uptime`'s 1-minute load; busy: cores busy over the second before the run).
 #
 # Usage: scripts/syzygy-bench.sh --syzygy DIR [--materials "KQvKR KQRvKR KRNvKN KRPvKR"] [--threads "1 2"]
-#                                [--out DIR] [--wait-idle SECONDS]
+#                                [--out DIR] [--wait-idle SECONDS] [--retro-args "ARGS"]
 #   --syzygy DIR   top level of a checkout of the Syzygy generator (the directory with src/), or SYZYGY_SRC=DIR.
 #                  It is not downloaded here: git clone https://github.com/syzygy1/tb
 #   --materials    chess materials to time (default: KQvKR KQRvKR KRNvKN KRPvKR)
@@ -14,6 +14,8 @@
 #   --out DIR      sub-tables, timed runs, logs and results.tsv (default: /tmp/retro-syzygy-bench)
 #   --wait-idle S  before each timed run, wait up to S seconds for the machine to be idle (under 0.3 cores busy over
 #                  3 seconds; default 0: no wait)
+#   --retro-args   more arguments for the timed retro runs, e.g. "--memory 22G" for a six-man table in memory, or
+#                  "--memory 16G --work DIR" out of core
 # Environment: SYZYGY_BUILD (where rtbgen/rtbgenp are built, default /tmp/retro-syzygy-build; the sources are copied
 # there and built with the Makefile's defaults, -DBMI2 -march=native, or -DHYPER/-DMAGIC on a CPU without BMI2, and
 # -DMAGIC on AMD CPUs before Zen 3, whose PEXT is slow; SYZYGY_SLIDING=-DBMI2|-DHYPER|-DMAGIC overrides the choice);
@@ -37,6 +39,7 @@ OUT=/tmp/retro-syzygy-bench
 MATERIALS="KQvKR KQRvKR KRNvKN KRPvKR"
 THREADS="1 2"
 WAIT_IDLE=0
+RETRO_ARGS=""
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -50,6 +53,8 @@ while [ $# -gt 0 ]; do
     --out=*) OUT=${1#*=}; shift ;;
     --wait-idle) [ $# -ge 2 ] || die "--wait-idle needs a value"; WAIT_IDLE=$2; shift 2 ;;
     --wait-idle=*) WAIT_IDLE=${1#*=}; shift ;;
+    --retro-args) [ $# -ge 2 ] || die "--retro-args needs a value"; RETRO_ARGS=$2; shift 2 ;;
+    --retro-args=*) RETRO_ARGS=${1#*=}; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
@@ -271,7 +276,7 @@ for m in "${MATS[@]}"; do
     echo "timing retro --threads $t $m (load $l1r, busy $busyr) ..." >&2
     log=$OUT/logs/retro-$m-t$t.log
     if ! /usr/bin/time -f '%e %M' -o "$OUT/time.txt" \
-        "$RETRO" generate chess "$m" --table "$m" --out "$rrun" --threads "$t" --quiet >"$log" 2>&1; then
+        "$RETRO" generate chess "$m" --table "$m" --out "$rrun" --threads "$t" --quiet $RETRO_ARGS >"$log" 2>&1; then
       die "retro generate chess $m --threads $t failed, see $log"
     fi
     written "retro --threads $t $m" "$log" "$rrun/chess/$m.rwdl" "$rrun/chess/$m.rdst"

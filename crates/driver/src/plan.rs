@@ -176,12 +176,18 @@ pub fn variants<F: Family>(
 }
 
 /// Stand-in values for a table's sub-tables: every position reached by an exit is lost for its mover, so every
-/// exit wins. The engine's estimate of its schedule then counts every position with an exit, an upper bound.
+/// exit wins. The engine's estimate of its schedule then counts every position with an exit, an upper bound on
+/// their number. The losses take distances spread over [`EXIT_GENERATIONS`] generations: the schedule's entries are
+/// coded by their gaps, and a real table's exits, which go to many distances, leave wider gaps in each generation
+/// than a single generation of them all would.
 struct ExitsWin;
 
+/// The distances over which [`ExitsWin`] spreads its losses.
+const EXIT_GENERATIONS: u64 = 32;
+
 impl Values for ExitsWin {
-    fn value(&self, _: Index) -> Option<Value> {
-        Some(Value::loss(0))
+    fn value(&self, index: Index) -> Option<Value> {
+        Some(Value::loss((index % EXIT_GENERATIONS) as u32))
     }
 }
 

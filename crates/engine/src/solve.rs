@@ -14,6 +14,7 @@
 //! The result is the same whatever the number of threads or the order of work inside a generation: each cell's final
 //! value is determined by the generation that first reaches it, and all writes of one generation agree.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use rayon::prelude::*;
@@ -23,7 +24,7 @@ use crate::cell::{Cells, State, W8, W16, W32, Width};
 use crate::frontier::Frontier;
 use crate::kernel::{Effect, Findings, Refuters, initial, update};
 use crate::mapped::Backing;
-use crate::schedule::Schedule;
+use crate::schedule::{Schedule, bucket_bytes};
 use crate::solution::Solution;
 use crate::{EngineError, Progress, SolveOptions};
 
@@ -123,11 +124,12 @@ fn widening_band(size: u64, bits: u32, widest: u32) -> u64 {
 /// Positions sampled by [`schedule_estimate`].
 const SCHEDULE_SAMPLES: u64 = 1 << 14;
 
-/// The bytes the schedule is expected to take after initialisation: the share of positions that a sample of
-/// indices finds valued ahead of their generation (a win through an exit, a terminal value, a loss held up by an
-/// exit), times the entries' width, with room for the growth of the lists. A six-man chess table schedules
-/// hundreds of millions of wins through captures: gigabytes that the footprint of the arrays alone misses. The
-/// sample is the same on every run, so the choice between memory and slices is too.
+/// The bytes the schedule is expected to take after initialisation: a sample of indices finds the share of
+/// positions valued ahead of their generation (a win through an exit, a terminal value, a loss held up by an exit)
+/// and their generations; each generation's entries take the varint of their mean gap ([`bucket_bytes`]), and a
+/// quarter more covers the segments left part-filled. A six-man chess table schedules over a billion wins through
+/// captures: gigabytes that the footprint of the arrays alone misses. The sample is the same on every run, so the
+/// choice between memory and slices is too.
 pub(crate) fn schedule_estimate<G: Game>(game: &G, convention: PlayConvention) -> u64 {
     let size = game.size();
     if size == 0 {
@@ -136,24 +138,36 @@ pub(crate) fn schedule_estimate<G: Game>(game: &G, convention: PlayConvention) -
     let samples = SCHEDULE_SAMPLES.min(size);
     let max_moves = game.max_moves();
     let stretch = size / samples;
-    let sampled_bytes: u64 =
-        (0..samples)
-            .into_par_iter()
-            .map(|k| {
-                // Spread over the whole index space, each sample at a scrambled offset within its stretch.
-                let offset = (k.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) % stretch.max(1);
-                let index = (k * stretch + offset).min(size - 1);
-                match initial::<G, W32>(game, convention, index, max_moves).state {
-                    // The width of a schedule entry (see `Bucket`).
-                    Some(State::Won(p) | State::Lost(p)) if p > 0 => {
-                        if index > u64::from(u32::MAX) { 8 } else { 4 }
-                    }
-                    _ => 0,
-                }
-            })
-            .sum();
-    // Lists grow by doubling: on average half as much again as their entries.
-    (size as u128 * u128::from(sampled_bytes) / u128::from(samples) * 3 / 2) as u64
+    let by_generation: BTreeMap<u32, u64> = (0..samples)
+        .into_par_iter()
+        .fold(BTreeMap::new, |mut found, k| {
+            // Spread over the whole index space, each sample at a scrambled offset within its stretch.
+            let offset = (k.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) % stretch.max(1);
+            let index = (k * stretch + offset).min(size - 1);
+            if let Some(State::Won(p) | State::Lost(p)) =
+                initial::<G, W32>(game, convention, index, max_moves).state
+                && p > 0
+            {
+                *found.entry(p).or_insert(0u64) += 1;
+            }
+            found
+        })
+        .reduce(BTreeMap::new, |mut a, b| {
+            for (p, n) in b {
+                *a.entry(p).or_insert(0) += n;
+            }
+            a
+        });
+    let bytes: u64 = by_generation
+        .values()
+        .map(|&n| {
+            bucket_bytes(
+                (size as u128 * u128::from(n) / u128::from(samples)) as u64,
+                size,
+            )
+        })
+        .sum();
+    bytes.saturating_add(bytes / 4)
 }
 
 struct Context<'a, G> {
@@ -426,17 +440,18 @@ mod tests {
             exits: false,
         };
         assert_eq!(schedule_estimate(&plain, convention), 0);
-        // Every position wins in 4 through its exit: four bytes each, and half as much again for growth.
+        // Every position wins in 4 through its exit: one generation of consecutive entries, a byte each, and a
+        // quarter more for part-filled segments.
         let exits = Row {
             size: 1 << 20,
             exits: true,
         };
-        assert_eq!(schedule_estimate(&exits, convention), (1 << 20) * 6);
+        assert_eq!(schedule_estimate(&exits, convention), (1 << 20) * 5 / 4);
         let small = Row {
             size: 10,
             exits: true,
         };
-        assert_eq!(schedule_estimate(&small, convention), 60);
+        assert_eq!(schedule_estimate(&small, convention), 12);
     }
 
     #[test]
