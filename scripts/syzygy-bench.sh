@@ -285,7 +285,7 @@ for m in "${MATS[@]}"; do
 
     row=$(awk -v m="$m" -v t="$t" -v sw="$s_wall" -v rw="$r_wall" -v ss="$s_rss" -v rs="$r_rss" \
       -v a="$rtbw" -v b="$rtbz" -v c="$rwdl" -v d="$rdst" -v l="$l1/$l1r" -v u="$busy/$busyr" 'BEGIN {
-        printf "%s %s %.2f %.2f %s %.1f %.1f %d %d %d %d %s %s", m, t, sw, rw, (sw > 0 ? sprintf("%.2f", rw / sw) : "-"),
+        printf "%s %s %.2f %.2f %s %.1f %.1f %.0f %.0f %.0f %.0f %s %s", m, t, sw, rw, (sw > 0 ? sprintf("%.2f", rw / sw) : "-"),
           ss / 1024, rs / 1024, a, b, c, d, l, u }')
     printf '%s\n' "$row" | tr ' ' '\t' >>"$TSV"
     ROWS+=("$row")
