@@ -9,6 +9,7 @@
 use std::collections::BTreeMap;
 
 use rayon::prelude::*;
+use retro_game::varint;
 
 /// The bytes of one segment of a bucket, past which the next entry starts a new one: segments are what a bucket is
 /// read by in parallel, and a segment grows by doubling only up to this size.
@@ -42,10 +43,10 @@ impl Bucket {
             }
         };
         if index > self.last {
-            put_varint(segment, index - self.last);
+            varint::put(segment, index - self.last);
         } else {
             segment.push(0);
-            put_varint(segment, index + 1);
+            varint::put(segment, index + 1);
         }
         self.last = index;
         self.len += 1;
@@ -90,16 +91,6 @@ impl Bucket {
     fn bytes(&self) -> usize {
         self.segments.iter().map(Vec::len).sum()
     }
-}
-
-/// Appends `value` as a little-endian base-128 varint (seven bits a byte, the high bit set on all but the last).
-#[inline]
-fn put_varint(out: &mut Vec<u8>, mut value: u64) {
-    while value >= 0x80 {
-        out.push(value as u8 | 0x80);
-        value >>= 7;
-    }
-    out.push(value as u8);
 }
 
 /// The varint at the start of `bytes`, and the bytes after it.

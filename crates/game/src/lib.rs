@@ -10,10 +10,13 @@
 //! Every value is from the point of view of the player to move in the position it belongs to. The player to move is
 //! part of the position, and after every move the other player is to move.
 //!
-//! This crate has no dependencies, so that the probe library an engine links stays small.
+//! This crate has no dependencies, so that the probe library an engine links stays small. It also holds the one
+//! piece of byte coding that every format shares ([`varint`]).
 
 use std::cmp::Ordering;
 use std::fmt;
+
+pub mod varint;
 
 /// A position's number inside its table: `0..Game::size()`.
 pub type Index = u64;

@@ -18,6 +18,8 @@
 //!
 //! The reverse moves are not stored: they are rebuilt on load, which is cheaper than reading and checking them.
 
+use retro_game::varint;
+
 use crate::csr::Csr;
 use crate::error::DecodeError;
 use crate::graph::{Graph, Kind, Moves, Names};
@@ -46,7 +48,7 @@ impl Graph {
             let forward = &moves.forward;
             out.extend_from_slice(&forward.len().to_le_bytes());
             for w in forward.offsets().windows(2) {
-                write_varint(&mut out, w[1] - w[0]);
+                varint::put(&mut out, w[1] - w[0]);
             }
             out.reserve(forward.targets().len() * 4);
             for &t in forward.targets() {
@@ -55,7 +57,7 @@ impl Graph {
         }
         if let Names::Text { names, .. } = self.names_store() {
             for name in names {
-                write_varint(&mut out, name.len() as u64);
+                varint::put(&mut out, name.len() as u64);
                 out.extend_from_slice(name.as_bytes());
             }
         }
@@ -163,14 +165,6 @@ impl Graph {
         }
         Ok(Graph::new(positions, movers, names))
     }
-}
-
-fn write_varint(out: &mut Vec<u8>, mut value: u64) {
-    while value >= 0x80 {
-        out.push((value as u8 & 0x7f) | 0x80);
-        value >>= 7;
-    }
-    out.push(value as u8);
 }
 
 /// A cursor over the input that turns every overrun into an error.

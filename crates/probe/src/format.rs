@@ -16,7 +16,7 @@
 use std::ops::Range;
 use std::path::Path;
 
-use retro_game::{Outcome, Value};
+use retro_game::{Outcome, Value, varint};
 
 use crate::checksum::checksum;
 use crate::error::{ErrorKind, ProbeError};
@@ -1090,33 +1090,33 @@ fn header_v2(spec: &HeaderSpec<'_>) -> Result<Vec<u8>, String> {
     out.push(spec.block_values.trailing_zeros() as u8);
     out.push(meta.sides.len() as u8);
     debug_assert_eq!(out.len(), FIXED_LEN_V2);
-    put_varint(&mut out, meta.index_size);
+    varint::put(&mut out, meta.index_size);
     for name in [&meta.game, &meta.name] {
         let len = u8::try_from(name.len()).map_err(|_| format!("name too long: {name:.40}…"))?;
         out.push(len);
         out.extend_from_slice(name.as_bytes());
     }
-    put_varint(&mut out, meta.params.len() as u64);
+    varint::put(&mut out, meta.params.len() as u64);
     for (key, value) in &meta.params {
         for s in [key, value] {
-            put_varint(&mut out, s.len() as u64);
+            varint::put(&mut out, s.len() as u64);
             out.extend_from_slice(s.as_bytes());
         }
     }
     for side in &meta.sides {
         for n in [side.wins, side.draws, side.losses] {
-            put_varint(&mut out, n);
+            varint::put(&mut out, n);
         }
         for longest in [side.longest_win, side.longest_loss] {
-            put_varint(&mut out, longest.map_or(0, |d| u64::from(d) + 1));
+            varint::put(&mut out, longest.map_or(0, |d| u64::from(d) + 1));
         }
     }
     if let Some(omitted) = &spec.omitted {
-        put_varint(&mut out, omitted.start);
-        put_varint(&mut out, omitted.end);
+        varint::put(&mut out, omitted.start);
+        varint::put(&mut out, omitted.end);
     }
-    put_varint(&mut out, spec.payload_len);
-    put_varint(&mut out, spec.stored_payload.len() as u64);
+    varint::put(&mut out, spec.payload_len);
+    varint::put(&mut out, spec.stored_payload.len() as u64);
     out.extend_from_slice(spec.stored_payload);
     for &len in spec.block_lens {
         let len = u32::try_from(len).map_err(|_| format!("a block of {len} bytes is too long"))?;
@@ -1129,15 +1129,6 @@ fn header_v2(spec: &HeaderSpec<'_>) -> Result<Vec<u8>, String> {
         u32::try_from(out.len() + 8).map_err(|_| "the header is too long (payload over 4 GB)")?;
     out[12..16].copy_from_slice(&header_len.to_le_bytes());
     Ok(out)
-}
-
-/// Appends an unsigned LEB128 integer.
-fn put_varint(out: &mut Vec<u8>, mut n: u64) {
-    while n >= 0x80 {
-        out.push((n as u8 & 0x7f) | 0x80);
-        n >>= 7;
-    }
-    out.push(n as u8);
 }
 
 #[cfg(test)]
@@ -1191,7 +1182,7 @@ mod tests {
             u64::MAX,
         ] {
             let mut bytes = Vec::new();
-            put_varint(&mut bytes, n);
+            varint::put(&mut bytes, n);
             let mut r = Cursor {
                 bytes: &bytes,
                 pos: 0,
