@@ -23,6 +23,11 @@ use crate::read::{check_files, print_written};
 use crate::registry::{Visit, visit};
 use crate::value::{Lookup, value_of};
 
+/// The header parameter that holds the game's start position, in a table that stores it (`info` shows its value).
+pub(crate) const START_PARAM: &str = "startpos";
+/// The header parameter that holds the start position's value, beside [`START_PARAM`].
+pub(crate) const START_VALUE_PARAM: &str = "startpos_value";
+
 /// What `generate` is asked.
 #[derive(Clone, Debug, Default)]
 pub struct GenerateArgs {
@@ -263,8 +268,8 @@ fn build_one<F: Family>(
                 disk,
             };
             let value = value_of(family, &lookup, start)?;
-            params.push(("startpos".into(), family.show_position(start)));
-            params.push(("startpos_value".into(), value.to_string()));
+            params.push((START_PARAM.into(), family.show_position(start)));
+            params.push((START_VALUE_PARAM.into(), value.to_string()));
         }
     }
     let values = |i: Index| solution.value(i);

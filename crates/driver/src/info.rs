@@ -15,6 +15,7 @@ use retro_probe::Table;
 
 use crate::census;
 use crate::directory::Directory;
+use crate::generate::{START_PARAM, START_VALUE_PARAM};
 use crate::json;
 use crate::read::{info_fields, print_info, print_object};
 use crate::registry::{Visit, visit};
@@ -125,8 +126,8 @@ impl Visit for Info<'_> {
 /// `{"position":...,"outcome":...,"plies":...}` from the header of the table holding the start.
 fn start_json(tables: &[(String, Arc<Table>)]) -> Option<String> {
     tables.iter().find_map(|(_, t)| {
-        let position = t.meta().param("startpos")?;
-        let value = parse_value(t.meta().param("startpos_value")?)?;
+        let position = t.meta().param(START_PARAM)?;
+        let value = parse_value(t.meta().param(START_VALUE_PARAM)?)?;
         Some(format!(
             "{{\"position\":{},{}}}",
             json::string(position),

@@ -12,7 +12,9 @@ use retro_family::{Family, Flags, Index};
 
 use crate::build::with_threads;
 use crate::directory::Directory;
-use crate::generate::{Choices, build_order, refuse_one_side, write_values};
+use crate::generate::{
+    Choices, START_PARAM, START_VALUE_PARAM, build_order, refuse_one_side, write_values,
+};
 use crate::read::print_written;
 use crate::registry::{Visit, visit};
 
@@ -77,8 +79,16 @@ fn repack_one<F: Family>(
     let clock = Instant::now();
     let game_word = family.about().name;
     let name = family.table_name(table);
-    // The parameters as written (the start position's value among them, where the table holds it).
-    let params = disk.table(table)?.meta().params.clone();
+    // The family's parameters as this version writes them, and the start position's value where the table holds it.
+    let mut params = family.params(table);
+    params.extend(
+        disk.table(table)?
+            .meta()
+            .params
+            .iter()
+            .filter(|(key, _)| [START_PARAM, START_VALUE_PARAM].contains(&key.as_str()))
+            .cloned(),
+    );
     let written = disk
         .with_game(table, |game| {
             // The values a distance file leaves out are searched through the same game the files are written with.

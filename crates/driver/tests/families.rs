@@ -163,6 +163,32 @@ fn quixo_3x3_end_to_end_through_the_driver() {
     let reachable = field(&fields, "reachable");
     assert!(reachable.starts_with(r#"{"positions":"#), "{reachable}");
     assert_eq!(verified_tables(out, "quixo", &["3x3"]), 10);
+    // `repack` writes the same bytes: the family's parameters as this version writes them, and the start position's
+    // value in the table that holds it.
+    let files = || -> Vec<(std::path::PathBuf, Vec<u8>)> {
+        let mut files: Vec<_> = std::fs::read_dir(out.join("quixo"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .map(|p| (p.clone(), std::fs::read(p).unwrap()))
+            .collect();
+        files.sort();
+        files
+    };
+    let built = files();
+    assert!(
+        built
+            .iter()
+            .any(|(_, bytes)| bytes.windows(14).any(|w| w == b"startpos_value")),
+        "no table holds the start position"
+    );
+    retro_driver::repack::repack(&retro_driver::repack::RepackArgs {
+        game: "quixo".into(),
+        variant: vec!["3x3".into()],
+        tables: out.to_path_buf(),
+        ..Default::default()
+    })
+    .unwrap();
+    assert!(files() == built, "repack changed the bytes");
     let e = json_fields(out, "quixo", &["9x9".into()])
         .unwrap_err()
         .to_string();

@@ -16,19 +16,39 @@ use crate::material::{MAX_MEN, Material};
 use crate::position::{ChessMove, MoveList, Position};
 use crate::types::Color;
 
-/// Identifies the index layout in the table's parameters, so that a reader can refuse tables of another layout.
-pub const INDEX_LAYOUT: &str = "retro-chess-1: side to move, king pair (462 without pawns, left-right mirror with \
-                                pawns), piece groups as combinations of 62 squares (48 for pawns)";
+/// Identifies the index layout in the table's header (parameter `index`), so that a reader refuses tables of
+/// another layout. FORMAT.md (*Chess tables*) describes it: side to move, king pair (462 without pawns, left-right
+/// mirror with pawns), piece groups as combinations of 62 squares (48 for pawns). The name is short because it is
+/// written into every file, and the smallest files are a few dozen bytes.
+pub const INDEX_LAYOUT: &str = "chess-1";
 
-/// What a symmetric material's layout adds to [`INDEX_LAYOUT`] (tables written before it stored both sides).
-pub const WHITE_ONLY_LAYOUT: &str = "; symmetric material: White to move only";
+/// A symmetric material's layout: [`INDEX_LAYOUT`], White to move only.
+pub const WHITE_ONLY_LAYOUT: &str = "chess-1 white to move";
+
+/// How tables written before the short names above named the same two layouts (they also wrote the material, which
+/// the header's table name already says). They stay readable.
+const LEGACY_LAYOUT: &str = "retro-chess-1: side to move, king pair (462 without pawns, left-right mirror with \
+                             pawns), piece groups as combinations of 62 squares (48 for pawns)";
+const LEGACY_WHITE_ONLY: &str = "; symmetric material: White to move only";
 
 /// The index layout of a material's table.
-pub fn index_layout(material: Material) -> String {
+pub fn index_layout(material: Material) -> &'static str {
     if material.is_symmetric() {
-        format!("{INDEX_LAYOUT}{WHITE_ONLY_LAYOUT}")
+        WHITE_ONLY_LAYOUT
     } else {
-        INDEX_LAYOUT.to_string()
+        INDEX_LAYOUT
+    }
+}
+
+/// Whether `written`, a header's `index` parameter, names the layout of `material`'s table, in either spelling.
+fn names_layout(material: Material, written: &str) -> bool {
+    if written == index_layout(material) {
+        return true;
+    }
+    match written.strip_prefix(LEGACY_LAYOUT) {
+        Some("") => !material.is_symmetric(),
+        Some(LEGACY_WHITE_ONLY) => material.is_symmetric(),
+        _ => false,
     }
 }
 
@@ -105,10 +125,18 @@ impl Family for Chess {
     }
 
     fn params(&self, table: &Material) -> Vec<(String, String)> {
-        vec![
-            ("material".into(), table.to_string()),
-            ("index".into(), index_layout(*table)),
-        ]
+        vec![("index".into(), index_layout(*table).into())]
+    }
+
+    fn check_params(&self, table: &Material, params: &[(String, String)]) -> Result<(), String> {
+        match params.iter().find(|(key, _)| key == "index") {
+            Some((_, written)) if names_layout(*table, written) => Ok(()),
+            Some((_, written)) => Err(format!(
+                "written with index = {written:?}, this version reads {:?}",
+                index_layout(*table)
+            )),
+            None => Err("written without the parameter index".into()),
+        }
     }
 
     fn sides(&self, table: &Material) -> Vec<&'static str> {
@@ -333,5 +361,42 @@ mod tests {
             .parse_position("KQQQQQ2/8/8/8/8/8/8/7k w - - 0 1", &NoPayloads)
             .unwrap_err();
         assert!(seven.contains("7 men"), "{seven}");
+    }
+
+    #[test]
+    fn tables_of_either_spelling_of_their_layout_are_read_and_others_refused() {
+        let params = |layout: &str| vec![("index".to_string(), layout.to_string())];
+        let krvk = Material::parse("KRvK").unwrap();
+        let krvkr = Material::parse("KRvKR").unwrap();
+        for table in [krvk, krvkr] {
+            assert_eq!(Chess.check_params(&table, &Chess.params(&table)), Ok(()));
+        }
+        // Tables written before the short names, with the material beside the layout.
+        let legacy = |m: Material| {
+            let mut written = params(&format!(
+                "{LEGACY_LAYOUT}{}",
+                if m.is_symmetric() {
+                    LEGACY_WHITE_ONLY
+                } else {
+                    ""
+                }
+            ));
+            written.push(("material".into(), m.to_string()));
+            written
+        };
+        assert_eq!(Chess.check_params(&krvk, &legacy(krvk)), Ok(()));
+        assert_eq!(Chess.check_params(&krvkr, &legacy(krvkr)), Ok(()));
+        // A layout of the other kind of material, in either spelling, another layout, or none at all.
+        assert!(Chess.check_params(&krvk, &legacy(krvkr)).is_err());
+        assert!(Chess.check_params(&krvkr, &legacy(krvk)).is_err());
+        assert!(
+            Chess
+                .check_params(&krvk, &params(WHITE_ONLY_LAYOUT))
+                .is_err()
+        );
+        assert!(Chess.check_params(&krvkr, &params(INDEX_LAYOUT)).is_err());
+        let other = Chess.check_params(&krvk, &params("chess-2")).unwrap_err();
+        assert!(other.contains("chess-2"), "{other}");
+        assert!(Chess.check_params(&krvk, &[]).is_err());
     }
 }
