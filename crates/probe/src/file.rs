@@ -363,13 +363,10 @@ impl TableFile {
 /// The value at position `i` of a decompressed distance block.
 #[inline]
 pub(crate) fn distance_in(encoding: Encoding, raw: &[u8], i: usize) -> Option<Value> {
-    let code = match encoding {
-        Encoding::Distance8 => u32::from(raw[i]),
-        Encoding::Distance16 => u32::from(u16::from_le_bytes([raw[2 * i], raw[2 * i + 1]])),
-        Encoding::Distance32 => {
-            u32::from_le_bytes(raw[4 * i..4 * i + 4].try_into().expect("4 bytes"))
-        }
-        Encoding::Wdl2 => unreachable!("only called on distance files"),
+    let code = match encoding.code_width() {
+        1 => u32::from(raw[i]),
+        2 => u32::from(u16::from_le_bytes([raw[2 * i], raw[2 * i + 1]])),
+        _ => u32::from_le_bytes(raw[4 * i..4 * i + 4].try_into().expect("4 bytes")),
     };
-    format::distance_value(code)
+    encoding.distance_value(code)
 }

@@ -34,6 +34,15 @@ impl Synthetic {
     }
 }
 
+/// `value` moved to the nearest plies of normal play's parity: a win in an odd number of plies, a loss in an even one.
+fn with_parity(value: Option<Value>) -> Option<Value> {
+    value.map(|v| match (v.outcome(), v.plies()) {
+        (Outcome::Win, Some(d)) => Value::win(d | 1),
+        (Outcome::Loss, Some(d)) => Value::loss(d & !1),
+        _ => v,
+    })
+}
+
 fn mix(mut x: u64) -> u64 {
     x ^= x >> 31;
     x = x.wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -235,6 +244,39 @@ fn random_tables_read_back_exactly_in(version: u32) {
     }
 }
 
+/// Distances of normal play's parity are stored by parity where that takes fewer bytes a code, and plainly
+/// otherwise: where the plain codes are as narrow, or where one value has the other parity. Every value reads back.
+#[test]
+fn distances_of_one_parity_take_half_the_codes_where_that_narrows_them() {
+    use retro_probe::Encoding::{Distance8, Distance16, ParityDistance8, ParityDistance16};
+    let dir = tempfile::tempdir().unwrap();
+    // (name, longest plies, one value of the other parity, the encoding expected)
+    for (name, max_plies, odd_one_out, expected) in [
+        ("short", 120, false, Distance8),
+        ("long", 250, false, ParityDistance8),
+        ("broken", 250, true, Distance16),
+        ("longer", 60_000, false, ParityDistance16),
+    ] {
+        let synthetic = Synthetic {
+            seed: 11,
+            max_plies,
+            hole_rate: 10,
+        };
+        let values = |i: Index| match i {
+            // A loss in the longest plies (even) and a win in one ply fewer (odd): the widest codes.
+            0 => Some(Value::loss(max_plies)),
+            1 => Some(Value::win(max_plies - 1)),
+            2 if odd_one_out => Some(Value::win(2)),
+            _ => with_parity(synthetic.value(i)),
+        };
+        write_table(dir.path(), &spec(name, 5000, 2, b""), values).unwrap();
+        let table = Table::open(dir.path(), "graph", name, 1 << 20).unwrap();
+        assert_eq!(table.distance_file().header().encoding, expected, "{name}");
+        assert_reads_back(&table, &values);
+        table.check_blocks().unwrap();
+    }
+}
+
 /// A distance file that leaves a range of indices out (one side to move of a chess table) is version 5: every
 /// index outside the range reads back, every index inside is an error that says so, the WDL file still holds all,
 /// and leaving out more makes a smaller file. Ranges that are empty or past the end are refused.
@@ -420,7 +462,7 @@ fn bad_names_and_sides_are_refused() {
 
 /// The files damaged below, as (version, floors, transposed, omitted): each layout version, a WDL file of floors
 /// (version 3), a WDL file of floors with a transposed block (version 4), and a distance file that leaves a range
-/// of indices out (version 5).
+/// of indices out (version 5), whose distances, long and of normal play's parity, are stored by parity.
 const DAMAGED: [(u32, bool, bool, bool); 5] = [
     (1, false, false, false),
     (2, false, false, false),
@@ -443,12 +485,14 @@ fn damaged_fixture(
     let dir = tempfile::tempdir().unwrap();
     let synthetic = Synthetic {
         seed: 3,
-        max_plies: 40,
+        max_plies: if omitted { 250 } else { 40 },
         hole_rate: 15,
     };
     let values = move |i| {
         if transposed {
             columnar(i)
+        } else if omitted {
+            with_parity(synthetic.value(i))
         } else {
             synthetic.value(i)
         }
@@ -481,6 +525,7 @@ fn damaged_fixture(
     assert_eq!(header.version == 4, transposed);
     let distance = TableFile::open(&written.distance_path).unwrap();
     assert_eq!(distance.header().version == 5, omitted);
+    assert_eq!(distance.header().encoding.by_parity(), omitted);
     (
         std::fs::read(written.wdl_path).unwrap(),
         std::fs::read(written.distance_path).unwrap(),
