@@ -108,10 +108,11 @@ impl Family for Dobutsu {
     }
 
     fn rates(&self, _: &Whole) -> Rates {
-        // The whole game (333 M indices): 78.1 s with 2 threads, 97.9 MB of files (2026-12-02).
+        // The whole game (333 M indices): 64.7 s with 2 threads, 77.0 MB of files (2026-12-04, WDL at level 15 and
+        // distances by parity; 78.1 s and 97.9 MB on 2026-12-02 on another machine of the kind).
         Rates {
-            indices_per_second: 2.13e6,
-            file_bytes_per_index: 0.29,
+            indices_per_second: 2.57e6,
+            file_bytes_per_index: 0.23,
         }
     }
 
