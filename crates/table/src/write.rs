@@ -343,8 +343,8 @@ where
     let plain = Encoding::distance_for(plain_code).ok_or_else(|| {
         WriteError::Spec(format!("distances too long to store (code {plain_code})"))
     })?;
-    // Codes by parity only where they take fewer bytes: elsewhere the plain codes compress as well (the 3- and
-    // 4-man chess distance files within 0.1%), and the files stay as they were.
+    // Codes by parity only where they take fewer bytes: at the same width the plain codes compress as well (the
+    // distance codes of KRvKN and KQvKR, by zstd: within 0.1%), and the files stay as they were.
     let distance_encoding = if parity && options.version >= 2 {
         Encoding::parity_distance_for(max_code(format::parity_code))
             .filter(|by_parity| by_parity.code_width() < plain.code_width())
@@ -464,8 +464,8 @@ where
     })
 }
 
-/// Counts per side to move and holes, in parallel over chunks of the index space.
-/// The table's counts, and whether every value [`has parity`](format::has_parity).
+/// Counts per side to move and holes, in parallel over chunks of the index space, and whether every value
+/// [`has parity`](format::has_parity).
 fn count<S, V>(spec: &TableSpec<'_, S>, values: &V) -> Result<(Metadata, bool), WriteError>
 where
     S: Fn(Index) -> u8 + Sync,
@@ -1004,7 +1004,8 @@ fn batch_blocks(block_bytes: u64, threads: usize) -> u64 {
 /// The memory a zstd context of `level` takes once it has compressed blocks of `block_bytes`, with the compressed
 /// block, as measured with zstd 1.5.7 (resident bytes after compressing a block of each size: level 19, 18 MB for
 /// 1 MiB, 53 MB for 4 MiB, 88 MB for 8 MiB; level 12, 11 MB, 44 MB, 46 MB; levels 4 to 9, 11 to 14 MB; levels up
-/// to 3, 1 to 5 MB; level 22, 16 MB more than level 19), rounded up: zstd sizes its tables from the level and the block's size.
+/// to 3, 1 to 5 MB; level 22, 16 MB more than level 19), rounded up: zstd sizes its tables from the level and the
+/// block's size.
 pub fn zstd_context_bytes(level: i32, block_bytes: u64) -> u64 {
     let n = block_bytes.max(1 << 10).next_power_of_two();
     match level {
