@@ -42,6 +42,10 @@ pub struct EngineArgs {
     /// the least a whole build can be given).
     #[cfg_attr(feature = "cli", arg(long, hide = true, value_name = "BYTES"))]
     pub test_engine_memory: Option<u64>,
+    /// Keep the best outcome of every position's exits for the writer ([`SolveOptions::best_exits`]): set by
+    /// `generate` for a table whose WDL file stores floors, never on the command line.
+    #[cfg_attr(feature = "cli", arg(skip))]
+    pub best_exits: bool,
 }
 
 impl EngineArgs {
@@ -53,6 +57,7 @@ impl EngineArgs {
             work_dir: self.work.clone().or(work),
             memory: self.memory,
             fresh: self.fresh,
+            best_exits: self.best_exits,
             testing: retro_engine::Testing {
                 disk_full_after: self.test_disk_full_after,
                 ..Default::default()

@@ -247,9 +247,10 @@ fn build_one<F: Family>(
     };
     let engine = EngineArgs {
         memory: Some(share.engine),
+        best_exits: family.wdl_floors(table),
         ..args.engine.clone()
     };
-    let solution = engine.solve(
+    let mut solution = engine.solve(
         &game,
         family.convention(table),
         &format!("{game_word} {name}"),
@@ -272,11 +273,14 @@ fn build_one<F: Family>(
             params.push((START_VALUE_PARAM.into(), value.to_string()));
         }
     }
+    // Taken out of the solution, which later tables may hold for their exits: only this table's writer needs them.
+    let best_exits = solution.take_best_exits();
     let values = |i: Index| solution.value(i);
     let written = write_values(
         family,
         table,
         &game,
+        best_exits.as_ref(),
         params,
         &values,
         &args.out,
@@ -338,13 +342,15 @@ pub(crate) struct Choices {
 }
 
 /// Writes the two files of `table` from its values: with the family's payload, sides, blocks and, where it asks for
-/// them, WDL floors that `game`'s exits complete. `generate` writes a table just solved so, and `repack` rewrites
-/// one read back. The bytes do not depend on `writer_threads`, which a build short of memory lowers.
+/// them, WDL floors that `game`'s exits complete (the exits' best outcomes are read from `best_exits` when the solve
+/// kept them, else asked of `game`). `generate` writes a table just solved so, and `repack` rewrites one read back.
+/// The bytes do not depend on `writer_threads`, which a build short of memory lowers.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn write_values<F: Family>(
     family: &F,
     table: &F::Table,
     game: &F::Game<'_>,
+    best_exits: Option<&retro_engine::BestExits>,
     params: Vec<(String, String)>,
     values: &(dyn Fn(Index) -> Option<Value> + Sync),
     out: &Path,
@@ -354,7 +360,10 @@ pub(crate) fn write_values<F: Family>(
     let name = family.table_name(table);
     let payload = family.payload(table);
     let side_of = family.side_of(table);
-    let best_exit = |i: Index| retro_game::Game::best_exit(game, i);
+    let best_exit = |i: Index| match best_exits {
+        Some(kept) => kept.get(i),
+        None => retro_game::Game::best_exit(game, i),
+    };
     let exits: Option<&(dyn Fn(Index) -> Outcome + Sync)> = if family.wdl_floors(table) {
         Some(&best_exit)
     } else {

@@ -97,6 +97,7 @@ fn repack_one<F: Family>(
                 family,
                 table,
                 game,
+                None,
                 params,
                 &|i: Index| values.value(i),
                 &args.tables,

@@ -96,6 +96,8 @@ pub(crate) struct Initial {
     pub too_many: bool,
     /// The position has an exit into a win for the opponent (so a loss of it may come later than its counter says).
     pub refuting: bool,
+    /// The best outcome its exits reach for its side to move (a loss when it has none, or is a hole).
+    pub best_exit: Outcome,
 }
 
 /// What initialising many positions found, gathered from all threads at once.
@@ -155,6 +157,13 @@ pub(crate) fn initial<G: Game, W: Width>(
         state: None,
         too_many: s.moves > max_moves,
         refuting: s.refuting_exit,
+        best_exit: if s.exit_win.is_some() {
+            Outcome::Win
+        } else if s.drawing_exit {
+            Outcome::Draw
+        } else {
+            Outcome::Loss
+        },
     };
     let tentative = match node {
         Node::Hole => {

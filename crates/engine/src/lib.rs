@@ -9,6 +9,7 @@
 //! - `mapped`: memory-mapped arrays of atomics, anonymous or file-backed in a work directory;
 //! - `cell`: the packed per-position state, in 8, 16 or 32 bits, widened when distances grow;
 //! - `kernel`: what happens to one cell: its first state, and every update of a generation;
+//! - `exits`: the best outcome of each position's exits, kept from initialisation for a writer of WDL floors;
 //! - `schedule`: values known early (exits, terminal positions) waiting for their generation;
 //! - `frontier`: the positions resolved in one generation, as a bitmap or a list;
 //! - `solve`: initialisation and the generations, all in memory;
@@ -22,6 +23,7 @@
 
 mod cell;
 mod certificate;
+mod exits;
 mod frontier;
 mod kernel;
 mod mapped;
@@ -35,6 +37,7 @@ mod solve;
 use std::path::PathBuf;
 
 pub use certificate::{Inconsistency, certify, expected_value};
+pub use exits::BestExits;
 pub use mapped::Backing;
 pub use memory::default_budget;
 pub use retro_game::{Game, Index, Move, Node, Outcome, PlayConvention, Value};
@@ -57,6 +60,10 @@ pub struct SolveOptions {
     pub memory: Option<u64>,
     /// Ignore (and remove) any checkpoint in the work directory and start over.
     pub fresh: bool,
+    /// Keep the best outcome of every position's exits, found at initialisation, in the [`Solution`] (see
+    /// [`Solution::take_best_exits`]): two bits an index, for a writer of WDL floors. Only an in-memory build keeps
+    /// them, and only when they fit the budget beside its arrays.
+    pub best_exits: bool,
     /// Hooks for the engine's own tests.
     #[doc(hidden)]
     pub testing: Testing,
@@ -154,11 +161,12 @@ pub fn estimate<G: Game>(game: &G, options: &SolveOptions) -> Result<Estimate, E
     usize::try_from(size).map_err(|_| EngineError::TooLarge(size))?;
     let budget = options.memory.unwrap_or_else(memory::default_budget);
     let bits = solve::start_bits(game.max_moves(), game.longest_exit())?;
-    let in_memory_bytes = solve::in_memory_peak(
+    let peak = solve::in_memory_peak(
         size,
         bits,
         solve::schedule_estimate(game, options.convention),
     );
+    let in_memory_bytes = peak + solve::best_exit_bytes(size, options, peak, budget);
     let sliced = options.work_dir.is_some() || in_memory_bytes > budget;
     let (slices, scratch_bytes) = if sliced {
         sliced::plan(size, bits, budget)

@@ -4,6 +4,7 @@ use rayon::prelude::*;
 use retro_game::{Index, Value};
 
 use crate::cell::{Cells, State, W8, W16, W32, Width};
+use crate::exits::BestExits;
 
 /// Totals of a solved table.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -50,6 +51,7 @@ pub struct Solution {
     cells: SolvedCells,
     stats: Stats,
     report: Report,
+    best_exits: Option<BestExits>,
 }
 
 impl Solution {
@@ -64,6 +66,7 @@ impl Solution {
             cells,
             stats,
             report: Report::default(),
+            best_exits: None,
         }
     }
 
@@ -93,6 +96,17 @@ impl Solution {
     /// The out-of-core figures of the solve.
     pub fn report(&self) -> &Report {
         &self.report
+    }
+
+    /// Hands over the best outcome of every position's exits, when the solve kept them
+    /// ([`SolveOptions::best_exits`](crate::SolveOptions::best_exits)); the solution no longer holds them.
+    pub fn take_best_exits(&mut self) -> Option<BestExits> {
+        self.best_exits.take()
+    }
+
+    pub(crate) fn with_best_exits(mut self, best_exits: Option<BestExits>) -> Solution {
+        self.best_exits = best_exits;
+        self
     }
 
     pub(crate) fn with_report(mut self, report: Report) -> Solution {

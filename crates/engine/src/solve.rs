@@ -21,6 +21,7 @@ use rayon::prelude::*;
 use retro_game::{Game, PlayConvention};
 
 use crate::cell::{Cells, State, W8, W16, W32, Width};
+use crate::exits::BestExits;
 use crate::frontier::Frontier;
 use crate::kernel::{Effect, Findings, Refuters, initial, update};
 use crate::mapped::Backing;
@@ -48,13 +49,15 @@ pub fn solve<G: Game>(
     if needed > budget {
         return Err(EngineError::NeedsWorkDir { needed, budget });
     }
+    let exit_bytes = best_exit_bytes(size, options, needed, budget);
     let context = Context {
         game,
         convention: options.convention,
         backing: Backing::Memory,
         progress,
-        budget,
+        budget: budget - exit_bytes,
         schedule,
+        best_exits: exit_bytes > 0,
     };
     match bits {
         8 => context.start::<W8>(),
@@ -121,6 +124,22 @@ fn widening_band(size: u64, bits: u32, widest: u32) -> u64 {
     }
 }
 
+/// The bytes of the best exits an in-memory build keeps (see [`crate::SolveOptions::best_exits`]): all of them when
+/// asked for and they fit `budget` beside the `needed` bytes of the engine's peak, else none.
+pub(crate) fn best_exit_bytes(
+    size: u64,
+    options: &crate::SolveOptions,
+    needed: u64,
+    budget: u64,
+) -> u64 {
+    let bytes = BestExits::bytes(size);
+    if options.best_exits && options.work_dir.is_none() && needed.saturating_add(bytes) <= budget {
+        bytes
+    } else {
+        0
+    }
+}
+
 /// Positions sampled by [`schedule_estimate`].
 const SCHEDULE_SAMPLES: u64 = 1 << 14;
 
@@ -179,6 +198,8 @@ struct Context<'a, G> {
     budget: u64,
     /// The schedule's expected bytes ([`schedule_estimate`]).
     schedule: u64,
+    /// Whether to keep the best outcome of every position's exits.
+    best_exits: bool,
 }
 
 /// The engine between two generations.
@@ -194,6 +215,7 @@ struct Run<W: Width> {
     next: Frontier,
     generation: u32,
     resolved: u64,
+    best_exits: Option<BestExits>,
 }
 
 impl<G: Game> Context<'_, G> {
@@ -237,6 +259,7 @@ impl<G: Game> Context<'_, G> {
         // later ones wait in the schedule.
         let mut frontier = Frontier::new(size, &self.backing)?;
         let refuters = Refuters::new(size, &self.backing)?;
+        let best_exits = self.best_exits.then(|| BestExits::new(size)).transpose()?;
         let generation_zero = AtomicU64::new(0);
         let schedule = (0..chunks)
             .into_par_iter()
@@ -251,6 +274,9 @@ impl<G: Game> Context<'_, G> {
                     let initial = initial::<G, W>(game, self.convention, index, max_moves);
                     if initial.refuting {
                         refuters.mark(index);
+                    }
+                    if let Some(exits) = &best_exits {
+                        exits.record(index, initial.best_exit);
                     }
                     if let Some(state) = findings.record(initial) {
                         cells.set_raw(index as usize, W::encode(state));
@@ -288,6 +314,7 @@ impl<G: Game> Context<'_, G> {
             next: Frontier::new(size, &self.backing)?,
             generation: 0,
             resolved: 0,
+            best_exits,
         }))
     }
 
@@ -329,7 +356,10 @@ impl<G: Game> Context<'_, G> {
             run.next.clear();
             run.generation = g + 1;
         }
-        Ok(Solution::new(W::into_solved(run.cells), run.generation))
+        Ok(
+            Solution::new(W::into_solved(run.cells), run.generation)
+                .with_best_exits(run.best_exits),
+        )
     }
 
     /// Walks back from every position of the frontier (all resolved at generation `g`) and fills the next frontier.
@@ -394,6 +424,7 @@ fn widen<W: Width>(mut run: Run<W>) -> Result<Run<W::Wider>, EngineError> {
         next: run.next,
         generation: run.generation,
         resolved: run.resolved,
+        best_exits: run.best_exits,
     })
 }
 
@@ -452,6 +483,46 @@ mod tests {
             exits: true,
         };
         assert_eq!(schedule_estimate(&small, convention), 12);
+    }
+
+    #[test]
+    fn best_exits_are_kept_only_when_asked_for_in_memory_and_within_the_budget() {
+        let row = Row {
+            size: 1000,
+            exits: true,
+        };
+        let asked = crate::SolveOptions {
+            best_exits: true,
+            ..Default::default()
+        };
+        // 1000 indices take 32 words of 32 indices: 256 bytes.
+        assert_eq!(best_exit_bytes(1000, &asked, 1000, 1256), 256);
+        assert_eq!(best_exit_bytes(1000, &asked, 1001, 1256), 0);
+        assert_eq!(best_exit_bytes(1000, &Default::default(), 0, 1 << 20), 0);
+        let sliced = crate::SolveOptions {
+            work_dir: Some(std::env::temp_dir()),
+            ..asked.clone()
+        };
+        assert_eq!(best_exit_bytes(1000, &sliced, 0, 1 << 20), 0);
+        let mut kept = crate::solve(&row, &asked).unwrap();
+        let exits = kept.take_best_exits().unwrap();
+        assert_eq!(exits.size(), 1000);
+        assert!((0..1000).all(|i| exits.get(i) == retro_game::Outcome::Win));
+        assert!(kept.take_best_exits().is_none(), "taken once");
+        let tight = crate::SolveOptions {
+            memory: Some(
+                crate::estimate(&row, &Default::default())
+                    .unwrap()
+                    .in_memory_bytes,
+            ),
+            ..asked
+        };
+        assert!(
+            crate::solve(&row, &tight)
+                .unwrap()
+                .take_best_exits()
+                .is_none()
+        );
     }
 
     #[test]

@@ -3,7 +3,8 @@
 mod common;
 
 use common::{Rng, brute_force, random_game};
-use retro_engine::{PlayConvention, SolveOptions, Value, certify, solve};
+use retro_engine::{Game, PlayConvention, SolveOptions, Value, certify, solve};
+use retro_game::best_exit_by_counting;
 
 fn check_many(seed: u64, games: usize, partizan: bool, with_exits: bool) {
     let mut rng = Rng(seed);
@@ -13,9 +14,21 @@ fn check_many(seed: u64, games: usize, partizan: bool, with_exits: bool) {
         for convention in [PlayConvention::Normal, PlayConvention::Misere] {
             let options = SolveOptions {
                 convention,
+                best_exits: true,
                 ..Default::default()
             };
-            let solution = solve(&game, &options).unwrap();
+            let mut solution = solve(&game, &options).unwrap();
+            // The best exits kept from initialisation are what the game's own moves say.
+            let exits = solution
+                .take_best_exits()
+                .expect("an in-memory solve keeps the best exits asked for");
+            for i in 0..game.size() {
+                assert_eq!(
+                    exits.get(i),
+                    best_exit_by_counting(&game, i),
+                    "case {case}, index {i}, game {game:?}"
+                );
+            }
             let expected = brute_force(&game, convention);
             for (i, e) in expected.iter().enumerate() {
                 assert_eq!(
