@@ -651,8 +651,6 @@ impl FileWriter<'_> {
         Ok(header_len + lens.iter().sum::<u64>())
     }
 
-    /// A zstd context with this file's settings. Version 2 frames do not record their decompressed size: the
-    /// reader knows it, and small files are smaller without it.
     /// The compressor of this file's blocks: at its level, and for a WDL file with a second, longer shortest match
     /// when the options ask for it ([`WriteOptions::wdl_min_match`]).
     fn squeezer(&self) -> io::Result<Squeezer> {
@@ -670,6 +668,8 @@ impl FileWriter<'_> {
         })
     }
 
+    /// A zstd context with this file's settings. Version 2 frames do not record their decompressed size: the
+    /// reader knows it, and small files are smaller without it.
     fn compressor(&self, level: i32) -> io::Result<zstd::bulk::Compressor<'static>> {
         let mut compressor = zstd::bulk::Compressor::new(level)?;
         if self.version >= 2 {
