@@ -54,9 +54,9 @@ fn names_layout(material: Material, written: &str) -> bool {
     }
 }
 
-/// Tables of more indices than this (every five-man table) write their WDL file at [`LARGE_WDL_LEVEL`]: the writer's
-/// own threshold for a large table.
-const LARGE_TABLE: u64 = 1 << 24;
+/// Tables of at least this many men (3.49 · 10^7 indices or more, where four men take at most 1.07 · 10^7) write
+/// their WDL file at [`LARGE_WDL_LEVEL`].
+const LARGE_TABLE_MEN: u32 = 5;
 
 /// The zstd level of a large table's WDL file (`--compact` keeps the strongest). Level 19 took a third of KRPvKR's
 /// build (666 M indices, 2 threads, 2-core Intel Xeon: solved in 97 s, written in 38 s). Rewriting its files took
@@ -184,7 +184,7 @@ impl Family for Chess {
         Blocks {
             wdl_values: Some(1 << 22),
             fast_distances: false,
-            wdl_level: (TableIndex::new(*material).size() > LARGE_TABLE).then_some(LARGE_WDL_LEVEL),
+            wdl_level: (material.men() >= LARGE_TABLE_MEN).then_some(LARGE_WDL_LEVEL),
         }
     }
 
@@ -383,6 +383,14 @@ mod tests {
         assert_eq!(level("KRPvKR"), Some(LARGE_WDL_LEVEL));
         assert_eq!(level("KRvKR"), None);
         assert_eq!(level("KPvKP"), None);
+        // The men tell the sizes apart, as the constant's comment says.
+        let sizes = |men| {
+            Material::all_with_men(men)
+                .into_iter()
+                .map(|m| TableIndex::new(m).size())
+        };
+        assert!(sizes(4).all(|size| size <= 11_000_000));
+        assert!(sizes(5).all(|size| size >= 34_000_000));
     }
 
     #[test]
