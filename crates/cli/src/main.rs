@@ -88,6 +88,11 @@ struct Generate {
     /// searches its moves (format version 5, which older readers refuse).
     #[arg(long)]
     one_side: bool,
+    /// Values per block of the distance files (a power of two from 1024): smaller blocks make a probe whose block
+    /// is not cached faster, as it decompresses the whole block, and the files larger. Default: 2^22 for tables of up
+    /// to 2^24 indices, else 2^14 (2^16 with `--compact`).
+    #[arg(long, value_name = "VALUES")]
+    distance_block: Option<u32>,
     /// After the tables, count the positions reachable from the start (folded and unfolded, with their values)
     /// for `info`.
     #[arg(long)]
@@ -250,6 +255,9 @@ struct Repack {
     /// Distance files of one side to move, as `generate --one-side` writes them; without it, of both sides.
     #[arg(long)]
     one_side: bool,
+    /// Values per block of the distance files, as `generate --distance-block` takes it.
+    #[arg(long, value_name = "VALUES")]
+    distance_block: Option<u32>,
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
@@ -339,6 +347,7 @@ fn main() -> ExitCode {
             },
             compact: g.compact,
             one_side: g.one_side,
+            distance_block: g.distance_block,
             census: g.census,
             table: g.table,
             engine: g.engine,
@@ -394,6 +403,7 @@ fn main() -> ExitCode {
             },
             compact: r.compact,
             one_side: r.one_side,
+            distance_block: r.distance_block,
             threads: r.threads,
         }),
         Command::Games(g) => games(&g),

@@ -15,6 +15,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, anyhow};
 use rayon::prelude::*;
 use retro_family::{Family, Flags, Index, Location, Outcome, SubTables, Value, Values};
+use retro_probe::format::MAX_BLOCK_VALUES;
 use retro_table::{TableSpec, WriteOptions, write_table};
 
 use crate::build::{EngineArgs, WORK_DIR, with_threads};
@@ -44,6 +45,8 @@ pub struct GenerateArgs {
     /// searching their moves (format version 5). For a family whose sides to move are ranges of the index
     /// ([`Family::side_ranges`]); others store both.
     pub one_side: bool,
+    /// Values per block of the distance files, instead of the writer's choice (see [`Choices::distance_block`]).
+    pub distance_block: Option<u32>,
     /// After the tables, count the positions reachable from the start.
     pub census: bool,
     /// Build this table of the variant's DAG alone (by name); the tables it depends on must be in the directory.
@@ -63,6 +66,7 @@ impl Visit for Generate<'_> {
     type Output = Result<()>;
     fn visit<F: Family>(self, family: &F) -> Result<()> {
         let args = self.0;
+        check_distance_block(args.distance_block)?;
         let variants = crate::plan::variants(family, &args.variant, args.all, &args.flags)?;
         std::fs::create_dir_all(&args.out)
             .with_context(|| format!("cannot create {}", args.out.display()))?;
@@ -223,7 +227,12 @@ fn build_one<F: Family>(
     }
     let game = family.game(table, &sub).map_err(anyhow::Error::msg)?;
     let size = family.stored(&game);
-    let options = write_options(family, table, args.compact);
+    let choices = Choices {
+        compact: args.compact,
+        one_side: args.one_side,
+        distance_block: args.distance_block,
+    };
+    let options = write_options(family, table, &choices);
     // The budget bounds the whole process: the tables held for the exits, the writer and the process itself come
     // off it, and the engine has the rest (see `budget`).
     let budget = args
@@ -284,10 +293,7 @@ fn build_one<F: Family>(
         params,
         &values,
         &args.out,
-        &Choices {
-            compact: args.compact,
-            one_side: args.one_side,
-        },
+        &choices,
         share.writer_threads,
     )?;
     let total = written.meta.total();
@@ -334,11 +340,35 @@ pub(crate) fn refuse_one_side<F: Family>(
 }
 
 /// How a table's files are written, beside the family's own choices.
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Choices {
     /// The smallest files, slower to write ([`WriteOptions::compact`]).
     pub compact: bool,
     /// A distance file of one side to move, where the family's sides are ranges of the index.
     pub one_side: bool,
+    /// Values per block of the distance file, for every table size, instead of the writer's choice. Smaller blocks
+    /// make a probe whose block is not cached faster (it decompresses the whole block) and the file larger.
+    pub distance_block: Option<u32>,
+}
+
+/// The fewest values per distance block that `--distance-block` takes: below it, each block's frame and its entry
+/// in the block index weigh more than the values they hold.
+pub const MIN_DISTANCE_BLOCK: u32 = 1 << 10;
+
+/// Refuses a `--distance-block` that is not a power of two from [`MIN_DISTANCE_BLOCK`] to the format's largest
+/// block, before anything is built.
+pub(crate) fn check_distance_block(values: Option<u32>) -> Result<()> {
+    match values {
+        Some(v)
+            if !v.is_power_of_two() || !(MIN_DISTANCE_BLOCK..=MAX_BLOCK_VALUES).contains(&v) =>
+        {
+            anyhow::bail!(
+                "--distance-block {v}: values per block must be a power of two from {MIN_DISTANCE_BLOCK} to \
+                 {MAX_BLOCK_VALUES}"
+            )
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Writes the two files of `table` from its values: with the family's payload, sides, blocks and, where it asks for
@@ -385,7 +415,7 @@ pub(crate) fn write_values<F: Family>(
         } else {
             None
         },
-        options: write_options(family, table, choices.compact),
+        options: write_options(family, table, choices),
     };
     Ok(if writer_threads < rayon::current_num_threads() {
         with_threads(Some(writer_threads), || write_table(out, &spec, values))??
@@ -429,9 +459,14 @@ fn omitted_side(
 }
 
 /// How a table's files are written: the writer's defaults (or its smallest files, `compact`) with the family's
-/// choices of blocks and levels.
-pub fn write_options<F: Family>(family: &F, table: &F::Table, compact: bool) -> WriteOptions {
+/// choices of blocks and levels, and the distance blocks asked for.
+pub(crate) fn write_options<F: Family>(
+    family: &F,
+    table: &F::Table,
+    choices: &Choices,
+) -> WriteOptions {
     let blocks = family.blocks(table);
+    let compact = choices.compact;
     let defaults = if compact {
         WriteOptions::compact()
     } else {
@@ -448,6 +483,12 @@ pub fn write_options<F: Family>(family: &F, table: &F::Table, compact: bool) -> 
         } else {
             defaults.large_table
         },
+        distance_block_values: choices
+            .distance_block
+            .unwrap_or(defaults.distance_block_values),
+        large_distance_block_values: choices
+            .distance_block
+            .unwrap_or(defaults.large_distance_block_values),
         ..defaults
     }
 }

@@ -17,7 +17,7 @@ use retro_family::{Family, Flags, Game, Index, Rates, SubTables, Value, Values};
 
 use crate::budget::reserved_overhead;
 use crate::dense::DenseValues;
-use crate::generate::{build_order, write_options};
+use crate::generate::{Choices, build_order, write_options};
 use crate::json;
 use crate::registry::{Visit, visit};
 
@@ -217,7 +217,7 @@ pub fn make_plan<F: Family>(
             .sum();
         let indices = game.size();
         let stored = family.stored(&game);
-        let writing = write_options(family, table, false);
+        let writing = write_options(family, table, &Choices::default());
         let overhead_bytes = reserved_overhead(stored, threads, &writing);
         let least_overhead_bytes = reserved_overhead(stored, 1, &writing);
         let options = SolveOptions {

@@ -13,7 +13,8 @@ use retro_family::{Family, Flags, Index};
 use crate::build::with_threads;
 use crate::directory::Directory;
 use crate::generate::{
-    Choices, START_PARAM, START_VALUE_PARAM, build_order, refuse_one_side, write_values,
+    Choices, START_PARAM, START_VALUE_PARAM, build_order, check_distance_block, refuse_one_side,
+    write_values,
 };
 use crate::read::print_written;
 use crate::registry::{Visit, visit};
@@ -33,6 +34,8 @@ pub struct RepackArgs {
     pub compact: bool,
     /// Distance files of one side to move; without it, of both.
     pub one_side: bool,
+    /// Values per block of the distance files, instead of the writer's choice (as `generate --distance-block`).
+    pub distance_block: Option<u32>,
     pub threads: Option<usize>,
 }
 
@@ -47,6 +50,7 @@ impl Visit for Repack<'_> {
     type Output = Result<()>;
     fn visit<F: Family>(self, family: &F) -> Result<()> {
         let args = self.0;
+        check_distance_block(args.distance_block)?;
         let disk = Directory::open(family, &args.tables)?;
         // A variant is opened as `verify` opens it, from the directory (a graph's from its table's payload).
         let variants = match args.all {
@@ -104,6 +108,7 @@ fn repack_one<F: Family>(
                 &Choices {
                     compact: args.compact,
                     one_side: args.one_side,
+                    distance_block: args.distance_block,
                 },
                 rayon::current_num_threads(),
             )

@@ -509,3 +509,73 @@ fn verify_compares_the_wdl_file_at_the_side_a_distance_file_leaves_out() {
     assert!(err.contains("KQvK.rwdl: index "), "{err}");
     assert!(err.contains(", but its value is "), "{err}");
 }
+
+/// `--distance-block`: the distance files of a build and of a repack have blocks of the size asked for, and every
+/// index probes to the same value as with the writer's own blocks; a size that is not a power of two from 1024 up
+/// is refused before anything is written.
+#[test]
+fn distance_blocks_of_the_size_asked_for_hold_the_same_values() {
+    use retro_driver::repack::{RepackArgs, repack};
+
+    let build = |out: &Path, distance_block: Option<u32>| {
+        generate(&GenerateArgs {
+            game: "chess".into(),
+            variant: vec!["KRvK".into()],
+            out: out.to_path_buf(),
+            distance_block,
+            engine: EngineArgs {
+                threads: Some(2),
+                quiet: true,
+                ..Default::default()
+            },
+            ..Default::default()
+        })
+    };
+    let open = |dir: &Path| retro_probe::Table::open(dir, "chess", "KRvK", 1 << 24).unwrap();
+    let (default, small) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    build(default.path(), None).unwrap();
+    build(small.path(), Some(1024)).unwrap();
+    let (reference, table) = (open(default.path()), open(small.path()));
+    assert_eq!(reference.distance_file().header().block_values, 1 << 22);
+    assert_eq!(table.distance_file().header().block_values, 1024);
+    assert_eq!(
+        table.distance_file().header().block_count,
+        table.size().div_ceil(1024)
+    );
+    let same = |a: &retro_probe::Table, b: &retro_probe::Table| {
+        (0..a.size()).all(|i| a.probe(i).unwrap() == b.probe(i).unwrap())
+    };
+    assert!(same(&reference, &table));
+
+    // A repack to blocks of 2^12 values, then back to the writer's own, which gives the default build's bytes.
+    let repack_to = |distance_block: Option<u32>| {
+        repack(&RepackArgs {
+            game: "chess".into(),
+            variant: vec!["KRvK".into()],
+            tables: small.path().to_path_buf(),
+            distance_block,
+            threads: Some(2),
+            ..Default::default()
+        })
+    };
+    repack_to(Some(1 << 12)).unwrap();
+    let table = open(small.path());
+    assert_eq!(table.distance_file().header().block_values, 1 << 12);
+    assert!(same(&reference, &table));
+    repack_to(None).unwrap();
+    let bytes = |dir: &Path| std::fs::read(dir.join("chess/KRvK.rdst")).unwrap();
+    assert_eq!(bytes(small.path()), bytes(default.path()));
+
+    for wrong in [1000, 512, 1 << 25] {
+        let out = tempfile::tempdir().unwrap();
+        let err = build(out.path(), Some(wrong)).unwrap_err().to_string();
+        assert!(
+            err.contains(&format!(
+                "--distance-block {wrong}: values per block must be a power of two"
+            )),
+            "{err}"
+        );
+        assert!(!out.path().join("chess").exists(), "{wrong}");
+        assert!(repack_to(Some(wrong)).is_err(), "{wrong}");
+    }
+}

@@ -107,8 +107,12 @@ impl Default for WriteOptions {
             // took 3.5 times as long to write as the whole table took to solve.
             distance_level: 12,
             large_table: 1 << 24,
-            large_distance_block_values: 1 << 16,
-            // KQRvKR's distance file (220 M indices): 47.7 MB at level 1, 43.7 MB at level 9, 43.1 MB at level 12,
+            // A probe whose block is not cached decompresses the whole block: KQRvKR's takes 60 us with blocks
+            // of 2^16 values, 20 us with 2^14 and 7 us with 2^12, for a distance file 4.1% and 9.7% larger
+            // (47.7, 49.7 and 52.4 MB at level 1; KRNvKN 73.2, 75.6 and 78.4 MB). Opening a table reads its block
+            // index, which grows the other way (a first probe on a new handle: 101, 125 and 523 us).
+            large_distance_block_values: 1 << 14,
+            // KQRvKR's distance file (220 M indices, blocks of 2^16 values): 47.7 MB at level 1, 43.7 MB at level 9, 43.1 MB at level 12,
             // compressed in 0.5, 3.8 and 10.4 s of one core. Levels 2 to 5 are both larger and slower than 1.
             large_distance_level: 1,
             try_transposed: false,
@@ -125,9 +129,9 @@ impl WriteOptions {
     /// The smallest files this writer makes, for tables that ship (`tablebases/`): WDL blocks at zstd's highest
     /// level, 22 (the 3- and 4-man WDL files 4.5% smaller than at 19: 837,864 → 800,241 bytes, KRRvK 17% smaller,
     /// for 1.6 times the time of writing the set), distance blocks at the default WDL level, 19, and tried
-    /// transposed, and large tables' distance blocks at level 9 (beyond it, 8% smaller than level 1, each further
-    /// level costs much time for little: 1.3% more for 2.7 times the time at 12), and their WDL blocks tried
-    /// transposed.
+    /// transposed, and large tables' distance blocks of 2^16 values at level 9 (beyond it, 8% smaller than level 1,
+    /// each further level costs much time for little: 1.3% more for 2.7 times the time at 12), and their WDL blocks
+    /// tried transposed.
     /// Writing a 4-man chess table takes several times as long as solving it.
     pub fn compact() -> WriteOptions {
         let default = WriteOptions::default();
@@ -135,6 +139,9 @@ impl WriteOptions {
             wdl_level: 22,
             distance_level: default.wdl_level,
             large_distance_level: 9,
+            // The smallest files, at the cost of four times the decompression for a probe whose block is not
+            // cached (see the default).
+            large_distance_block_values: 1 << 16,
             try_transposed: true,
             transpose_large_wdl: true,
             bytes_layout_max_values: MAX_BLOCK_VALUES,
