@@ -733,12 +733,14 @@ impl Header {
                 "the block index does not fill the rest of the header",
             ));
         }
-        // Bounded by the header's size, as just checked.
+        // Bounded by the header's size, as just checked. Read as whole slices rather than field by field: a first
+        // probe opens the table, and a large table's index has tens of thousands of entries.
+        let lengths = r.take(block_count as usize * 4, "block lengths")?;
         let mut offsets = Vec::with_capacity(block_count as usize + 1);
         let mut end = header_len;
         offsets.push(end);
-        for block in 0..block_count {
-            let len = r.u32("block length")?;
+        for (block, len) in lengths.chunks_exact(4).enumerate() {
+            let len = u32::from_le_bytes(len.try_into().expect("4 bytes"));
             if len == 0 {
                 return Err(ProbeError::malformed(
                     path,
@@ -748,9 +750,11 @@ impl Header {
             end += u64::from(len);
             offsets.push(end);
         }
-        let sums: Vec<u64> = (0..block_count)
-            .map(|_| r.u64("block checksum"))
-            .collect::<Result<_, _>>()?;
+        let sums: Vec<u64> = r
+            .take(block_count as usize * 8, "block checksums")?
+            .chunks_exact(8)
+            .map(|sum| u64::from_le_bytes(sum.try_into().expect("8 bytes")))
+            .collect();
         check_file_end(path, end, bytes.len() as u64)?;
         if (FLOORS_VERSION..OMITTING_VERSION).contains(&version) && kind != FileKind::Wdl {
             return Err(ProbeError::malformed(

@@ -110,7 +110,7 @@ impl Default for WriteOptions {
             // A probe whose block is not cached decompresses the whole block: KQRvKR's takes 60 us with blocks
             // of 2^16 values, 20 us with 2^14 and 7 us with 2^12, for a distance file 4.1% and 9.7% larger
             // (47.7, 49.7 and 52.4 MB at level 1; KRNvKN 73.2, 75.6 and 78.4 MB). Opening a table reads its block
-            // index, which grows the other way (a first probe on a new handle: 101, 125 and 523 us).
+            // index, which grows the other way (a first probe on a new handle: 99 us with 2^14, 347 us with 2^12).
             large_distance_block_values: 1 << 14,
             // KQRvKR's distance file (220 M indices, blocks of 2^16 values): 47.7 MB at level 1, 43.7 MB at level 9, 43.1 MB at level 12,
             // compressed in 0.5, 3.8 and 10.4 s of one core. Levels 2 to 5 are both larger and slower than 1.
