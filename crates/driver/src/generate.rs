@@ -16,7 +16,7 @@ use anyhow::{Context, Result, anyhow};
 use rayon::prelude::*;
 use retro_family::{Family, Flags, Index, Location, Outcome, SubTables, Value, Values};
 use retro_probe::format::MAX_BLOCK_VALUES;
-use retro_table::{TableSpec, WriteOptions, write_table};
+use retro_table::{TableSpec, WriteOptions, block_values_allowed, write_table};
 
 use crate::build::{EngineArgs, WORK_DIR, with_threads};
 use crate::directory::Directory;
@@ -359,9 +359,7 @@ pub const MIN_DISTANCE_BLOCK: u32 = 1 << 10;
 /// block, before anything is built.
 pub(crate) fn check_distance_block(values: Option<u32>) -> Result<()> {
     match values {
-        Some(v)
-            if !v.is_power_of_two() || !(MIN_DISTANCE_BLOCK..=MAX_BLOCK_VALUES).contains(&v) =>
-        {
+        Some(v) if v < MIN_DISTANCE_BLOCK || !block_values_allowed(v) => {
             anyhow::bail!(
                 "--distance-block {v}: values per block must be a power of two from {MIN_DISTANCE_BLOCK} to \
                  {MAX_BLOCK_VALUES}"

@@ -16,7 +16,10 @@
 
 mod write;
 
-pub use write::{TableSpec, WriteError, WriteOptions, Written, write_table, zstd_context_bytes};
+pub use write::{
+    TableSpec, WriteError, WriteOptions, Written, block_values_allowed, write_table,
+    zstd_context_bytes,
+};
 
 #[cfg(test)]
 mod tests;

@@ -112,8 +112,9 @@ impl Default for WriteOptions {
             // (47.7, 49.7 and 52.4 MB at level 1; KRNvKN 73.2, 75.6 and 78.4 MB). Opening a table reads its block
             // index, which grows the other way (a first probe on a new handle: 99 us with 2^14, 347 us with 2^12).
             large_distance_block_values: 1 << 14,
-            // KQRvKR's distance file (220 M indices, blocks of 2^16 values): 47.7 MB at level 1, 43.7 MB at level 9, 43.1 MB at level 12,
-            // compressed in 0.5, 3.8 and 10.4 s of one core. Levels 2 to 5 are both larger and slower than 1.
+            // KQRvKR's distance file (220 M indices, blocks of 2^16 values): 47.7 MB at level 1, 43.7 MB at level 9,
+            // 43.1 MB at level 12, compressed in 0.5, 3.8 and 10.4 s of one core. Levels 2 to 5 are both larger and
+            // slower than 1.
             large_distance_level: 1,
             try_transposed: false,
             transpose_large_wdl: false,
@@ -210,6 +211,12 @@ impl WriteOptions {
             (self.distance_block_values, self.distance_level)
         }
     }
+}
+
+/// Whether blocks of `values` values can be written: a power of two up to [`MAX_BLOCK_VALUES`], the largest a
+/// header can say.
+pub fn block_values_allowed(values: u32) -> bool {
+    values.is_power_of_two() && values <= MAX_BLOCK_VALUES
 }
 
 /// What was written.
@@ -329,7 +336,7 @@ where
     }
     let (distance_block_values, distance_level) = options.distance_settings(spec.size);
     for block_values in [options.wdl_block_values, distance_block_values] {
-        if !block_values.is_power_of_two() || block_values > MAX_BLOCK_VALUES {
+        if !block_values_allowed(block_values) {
             return Err(WriteError::Spec(format!(
                 "{block_values} values per block: must be a power of two up to {MAX_BLOCK_VALUES}"
             )));
