@@ -93,8 +93,8 @@ pub fn check_files(table: &Table) -> Result<u64> {
     Ok(wdl.header().block_count + distance.header().block_count)
 }
 
-/// Checks that in a WDL file of floors every position stored below its value has exits that reach it, as a prober
-/// finds them, and that none is stored above it: `game` is the table's game, `value(i)` the value from the distance
+/// Checks that in a WDL file of floors every position stored below its value has exits that reach it, or is a
+/// terminal position, as a prober finds them, and that none is stored above it: `game` is the table's game, `value(i)` the value from the distance
 /// file (for the indices a distance file leaves out, found by search: [`check_files`] compares only the others, so
 /// a file without floors is compared here at those). Returns the number of positions stored below their value (0 for
 /// a file without floors).
@@ -450,10 +450,12 @@ pub fn print_info(
         "format     version {} (WDL file: version {}{})",
         distance.header().version,
         wdl.version,
-        if wdl.floors() {
-            ", floors that captures and promotions complete"
-        } else {
+        if !wdl.floors() {
             ""
+        } else if wdl.version >= retro_probe::format::TERMINAL_FLOORS_VERSION {
+            ", floors that exits and terminal positions complete"
+        } else {
+            ", floors that exits complete"
         }
     );
     if let Some(omitted) = distance.header().omitted() {

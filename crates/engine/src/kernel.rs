@@ -96,7 +96,8 @@ pub(crate) struct Initial {
     pub too_many: bool,
     /// The position has an exit into a win for the opponent (so a loss of it may come later than its counter says).
     pub refuting: bool,
-    /// The best outcome its exits reach for its side to move (a loss when it has none, or is a hole).
+    /// The best outcome its exits reach for its side to move, or its own for a terminal position (a loss when it
+    /// has neither, or is a hole): [`Game::best_exit`](retro_game::Game::best_exit).
     pub best_exit: Outcome,
 }
 
@@ -165,6 +166,10 @@ pub(crate) fn initial<G: Game, W: Width>(
             Outcome::Loss
         },
     };
+    if let Node::Terminal(v) = node {
+        // What a prober's look finds of a terminal position is its value, which the rules give.
+        initial.best_exit = v.outcome();
+    }
     let tentative = match node {
         Node::Hole => {
             initial.state = Some(State::Hole);

@@ -200,9 +200,11 @@ pub trait Game: Sync {
     /// `Move::To(index)`, as often as `p` has such moves.
     fn unmoves<F: FnMut(Index)>(&self, index: Index, visit: F);
 
-    /// The best outcome the [`Move::Exit`]s of the position at `index` reach for its side to move: a loss when it
-    /// has none (or is a hole, or terminal). A WDL file of floors may store a worse outcome for a position whose
-    /// exits reach its own, and the writer asks this of many positions. The default reads the exits through
+    /// What a prober finds of the position at `index` by looking one ply ahead into other tables: the best outcome
+    /// its [`Move::Exit`]s reach for its side to move, or, for a terminal position, its value's outcome, which the
+    /// rules give without any table (a stalemate is a draw). A loss when there is neither (or for a hole). A WDL file
+    /// of floors may store a worse outcome for a position whose look reaches its own, and the writer asks this of
+    /// many positions. The default reads the exits through
     /// [`count_moves`](Game::count_moves) ([`best_exit_by_counting`]); a game that can find its exits alone, without
     /// counting the other moves, overrides it.
     fn best_exit(&self, index: Index) -> Outcome {
@@ -228,12 +230,15 @@ pub fn count_by_expanding<G: Game + ?Sized, F: FnMut(Value)>(
 /// [`Game::best_exit`] through [`Game::count_moves`]: the default, and what an override is checked against.
 pub fn best_exit_by_counting<G: Game + ?Sized>(game: &G, index: Index) -> Outcome {
     let mut best = Outcome::Loss;
-    game.count_moves(index, |reached| {
+    let (node, _) = game.count_moves(index, |reached| {
         // The exit's value is for the side to move after it: the mover's outcome is its opposite (outcomes are
         // ordered from loss to win).
         best = best.max(reached.outcome().flip());
     });
-    best
+    match node {
+        Node::Terminal(value) => value.outcome(),
+        _ => best,
+    }
 }
 
 /// The solved values of a table, by index: what the exits of the tables built after it read.

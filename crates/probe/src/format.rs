@@ -1,4 +1,4 @@
-//! The table file format, versions 1 to 4: constants, value codes, block layouts, and the header in both
+//! The table file format, versions 1 to 6: constants, value codes, block layouts, and the header in both
 //! directions (parsed by the reader, built by the writer in `retro-table`), so that the two can never disagree.
 //! FORMAT.md at the root of the repository describes the same bytes for readers in other languages.
 //!
@@ -11,7 +11,8 @@
 //! Version 3 is version 2's layout for a WDL file whose values are *floors* (see [`Header::floors`]); version 4 is
 //! version 2's layout for a WDL file that may store blocks transposed, its kind byte saying whether it holds floors.
 //! Version 5 is version 2's layout for a distance file that leaves a range of indices out (see [`Header::omitted`]):
-//! one side to move of a chess table, whose values a prober finds by searching their moves.
+//! one side to move of a chess table, whose values a prober finds by searching their moves. Version 6 is version 4
+//! for a WDL file of floors that terminal positions complete too (see [`Header::floors`]).
 
 use std::ops::Range;
 use std::path::Path;
@@ -24,9 +25,9 @@ use crate::error::{ErrorKind, ProbeError};
 /// The first eight bytes of every table file. The final 0x1a (as in PNG) catches text-mode transfers.
 pub const MAGIC: [u8; 8] = *b"RETROTB\x1a";
 /// The newest format version this code writes and reads (it reads every older one too). Writers write version 2,
-/// except for WDL files: version 3 for one of floors (see [`Header::floors`]), version 4 for one with transposed
-/// blocks; version 5 for a distance file that leaves indices out ([`Header::omitted`]).
-pub const VERSION: u32 = 5;
+/// except for WDL files: version 6 for one of floors (see [`Header::floors`]), version 4 for one of exact outcomes
+/// with transposed blocks; version 5 for a distance file that leaves indices out ([`Header::omitted`]).
+pub const VERSION: u32 = 6;
 /// The version of a WDL file whose values are floors: version 2's layout, another meaning of the values.
 pub const FLOORS_VERSION: u32 = 3;
 /// The version of a WDL file with transposed blocks ([`Layout::Transposed`]): version 2's layout, in which the file
@@ -36,6 +37,10 @@ pub const TRANSPOSED_WDL_VERSION: u32 = 4;
 pub const WDL_FLOORS_KIND: u8 = 3;
 /// The version of a distance file that does not store the values of a range of its indices ([`Header::omitted`]).
 pub const OMITTING_VERSION: u32 = 5;
+/// The version of a WDL file of floors that terminal positions complete as well as exits ([`Header::floors`]):
+/// version 4's layout, its kind byte [`WDL_FLOORS_KIND`]. A reader of version 3 or 4 would take a stalemate stored
+/// as a loss for a loss, so these files carry a version it refuses.
+pub const TERMINAL_FLOORS_VERSION: u32 = 6;
 /// File extension of the win/draw/loss file.
 pub const WDL_EXTENSION: &str = "rwdl";
 /// File extension of the distance file.
@@ -439,10 +444,10 @@ impl Metadata {
 /// The parsed header of one file.
 #[derive(Clone, Debug)]
 pub struct Header {
-    /// The format version the file was written in (1 to 4).
+    /// The format version the file was written in (1 to 6).
     pub version: u32,
     pub kind: FileKind,
-    /// Whether the values are floors (a WDL file of version 3, or one of version 4 whose kind says so).
+    /// Whether the values are floors (a WDL file of version 3 or 6, or one of version 4 whose kind says so).
     floors: bool,
     pub encoding: Encoding,
     /// Values per block (a power of two); the last block may hold fewer.
@@ -464,11 +469,12 @@ pub struct Header {
 }
 
 impl Header {
-    /// Whether the values of this WDL file are floors (version 3, or 4 with [`WDL_FLOORS_KIND`]): a position's
-    /// stored outcome may be worse for
-    /// the side to move than its value when one of its exits (a move into another table: for chess, a capture or
-    /// a promotion) reaches that value. The writer stores whatever compresses best among the outcomes no better
-    /// than the value, and a prober takes the better of the stored outcome and the exits' outcomes.
+    /// Whether the values of this WDL file are floors (version 3 or 6, or 4 with [`WDL_FLOORS_KIND`]): a position's
+    /// stored outcome may be worse for the side to move than its value when one of its exits (a move into another
+    /// table: for chess, a capture or a promotion) reaches that value, or, from version 6, when it is a terminal
+    /// position whose value the rules give (a stalemate's draw). The writer stores whatever compresses best among
+    /// the outcomes no better than the value, and a prober takes the better of the stored outcome, the exits'
+    /// outcomes and a terminal position's value.
     pub fn floors(&self) -> bool {
         self.floors
     }
@@ -772,6 +778,14 @@ impl Header {
                 ),
             ));
         }
+        if version == TERMINAL_FLOORS_VERSION && !floors {
+            return Err(ProbeError::malformed(
+                path,
+                format!(
+                    "a file of format version {version} that is no WDL file of floors (only those are written in it)"
+                ),
+            ));
+        }
         Ok(Header {
             version,
             kind,
@@ -1046,7 +1060,7 @@ pub struct HeaderSpec<'a> {
     /// (transposed blocks, floors or not).
     pub version: u32,
     pub kind: FileKind,
-    /// Whether the values are floors: only for a WDL file of version 3 (where it is implied) or 4.
+    /// Whether the values are floors: only for a WDL file of version 3 or 6 (where it is implied) or 4.
     pub floors: bool,
     /// The indices whose values a distance file of version 5 leaves out; `None` in every other file.
     pub omitted: Option<Range<u64>>,
@@ -1095,7 +1109,9 @@ pub fn build_header(spec: &HeaderSpec<'_>) -> Result<Vec<u8>, String> {
     let mut out = match spec.version {
         1 => header_v1(spec)?,
         2 => header_v2(spec)?,
-        FLOORS_VERSION if spec.kind == FileKind::Wdl && spec.floors => header_v2(spec)?,
+        FLOORS_VERSION | TERMINAL_FLOORS_VERSION if spec.kind == FileKind::Wdl && spec.floors => {
+            header_v2(spec)?
+        }
         TRANSPOSED_WDL_VERSION if spec.kind == FileKind::Wdl => header_v2(spec)?,
         OMITTING_VERSION if spec.kind == FileKind::Distance && spec.omitted.is_some() => {
             header_v2(spec)?
@@ -1488,14 +1504,16 @@ mod tests {
         let header = |version: u32, kind: FileKind, floors: bool| {
             one_block_file(8, version, kind, floors, None)
         };
-        for (version, floors) in [(2, false), (3, true), (4, false), (4, true)] {
+        for (version, floors) in [(2, false), (3, true), (4, false), (4, true), (6, true)] {
             let file = header(version, FileKind::Wdl, floors).unwrap();
             let parsed = Header::parse(Path::new("h"), &file).unwrap();
             assert_eq!((parsed.version, parsed.floors()), (version, floors));
             assert_eq!(parsed.kind, FileKind::Wdl);
         }
-        // Version 3 means floors; version 2 cannot say them; versions 3 and 4 hold WDL files only.
+        // Versions 3 and 6 mean floors; version 2 cannot say them; versions 3, 4 and 6 hold WDL files only.
         assert!(header(3, FileKind::Wdl, false).is_err());
+        assert!(header(6, FileKind::Wdl, false).is_err());
+        assert!(header(6, FileKind::Distance, false).is_err());
         assert!(header(2, FileKind::Wdl, true).is_err());
         assert!(header(4, FileKind::Distance, false).is_err());
         // A distance file of version 4, or the floors' kind byte before version 4, is corrupt.
@@ -1511,6 +1529,13 @@ mod tests {
         let sum = checksum(&file[..at]);
         file[at..at + 8].copy_from_slice(&sum.to_le_bytes());
         assert!(Header::parse(Path::new("h"), &file).is_err());
+        // A file of version 6 whose kind byte says exact outcomes is corrupt too.
+        let mut file = header(6, FileKind::Wdl, true).unwrap();
+        file[16] = FileKind::Wdl.code() as u8;
+        let sum = checksum(&file[..at]);
+        file[at..at + 8].copy_from_slice(&sum.to_le_bytes());
+        let err = Header::parse(Path::new("h"), &file).unwrap_err();
+        assert!(err.to_string().contains("version 6"), "{err}");
     }
 
     #[test]

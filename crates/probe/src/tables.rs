@@ -228,9 +228,9 @@ impl Table {
         self.probe_wdl_floor(index)
     }
 
-    /// Whether the WDL file's values are floors (format version 3, or 4 with floors; see
+    /// Whether the WDL file's values are floors (format version 3 or 6, or 4 with floors; see
     /// [`Header::floors`](crate::format::Header)): the outcome of a position is the better, for its side to move, of
-    /// the stored one and those its exits reach.
+    /// the stored one, those its exits reach and, in version 6, a terminal position's own.
     pub fn wdl_floors(&self) -> bool {
         self.wdl.header().floors()
     }

@@ -110,7 +110,7 @@ fn assert_reads_back(table: &Table, values: &dyn Fn(Index) -> Option<Value>) {
 }
 
 /// A WDL file of floors: where the exits reach a position's value, any outcome no better may be stored, and the
-/// writer picks what makes the fewest runs. Every stored outcome is a floor the exits complete, the file is version 3,
+/// writer picks what makes the fewest runs. Every stored outcome is a floor the exits complete, the file is version 6,
 /// `probe_wdl` still answers exactly (through the distance file), and the file is smaller than the exact one.
 #[test]
 fn floors_are_no_better_than_the_values_and_the_exits_reach_the_rest() {
@@ -144,7 +144,7 @@ fn floors_are_no_better_than_the_values_and_the_exits_reach_the_rest() {
         assert_eq!(table.wdl_floors(), floors);
         assert_eq!(
             table.wdl_file().header().version,
-            if floors { 3 } else { 2 }
+            if floors { 6 } else { 2 }
         );
         assert_eq!(table.distance_file().header().version, 2);
         assert_reads_back(&table, &values);
@@ -460,12 +460,14 @@ fn bad_names_and_sides_are_refused() {
 
 // --- damaged files ---------------------------------------------------------------------------------------------
 
-/// The files damaged below, as (version, floors, transposed, omitted): each layout version, a WDL file of floors
-/// (version 3), a WDL file of floors with a transposed block (version 4), and a distance file that leaves a range
-/// of indices out (version 5), whose distances, long and of normal play's parity, are stored by parity.
-const DAMAGED: [(u32, bool, bool, bool); 5] = [
+/// The files damaged below, as (version, floors, transposed, omitted): each layout version, a WDL file with a
+/// transposed block (version 4), a WDL file of floors with and without one (version 6), and a distance file that
+/// leaves a range of indices out (version 5), whose distances, long and of normal play's parity, are stored by
+/// parity.
+const DAMAGED: [(u32, bool, bool, bool); 6] = [
     (1, false, false, false),
     (2, false, false, false),
+    (2, false, true, false),
     (2, true, false, false),
     (2, true, true, false),
     (2, false, false, true),
@@ -522,7 +524,14 @@ fn damaged_fixture(
     let written = write_table(dir.path(), &spec, &values).unwrap();
     let header = TableFile::open(&written.wdl_path).unwrap().header().clone();
     assert_eq!(header.floors(), floors);
-    assert_eq!(header.version == 4, transposed);
+    let wdl_version = if floors {
+        6
+    } else if transposed {
+        4
+    } else {
+        version
+    };
+    assert_eq!(header.version, wdl_version);
     let distance = TableFile::open(&written.distance_path).unwrap();
     assert_eq!(distance.header().version == 5, omitted);
     assert_eq!(distance.header().encoding.by_parity(), omitted);
@@ -671,13 +680,13 @@ fn a_newer_format_version_is_refused_as_such() {
         matches!(
             err.kind(),
             ErrorKind::NewerVersion {
-                found: 6,
-                supported: 5
+                found: 7,
+                supported: 6
             }
         ),
         "{err}"
     );
-    assert!(err.to_string().contains("version 6 is newer"), "{err}");
+    assert!(err.to_string().contains("version 7 is newer"), "{err}");
     let err = write_table(
         tempfile::tempdir().unwrap().path(),
         &spec_version("v", 10, 1, b"", 3),
@@ -875,8 +884,8 @@ fn columnar_wdl_blocks_are_stored_transposed_in_version_4() {
             let transposed = layouts.contains(&Layout::Transposed);
             assert_eq!(transposed, try_transposed, "{layouts:?}");
             let version = match (transposed, floors) {
-                (true, _) => 4,
-                (false, true) => 3,
+                (_, true) => 6,
+                (true, false) => 4,
                 (false, false) => 2,
             };
             assert_eq!(file.header().version, version);

@@ -30,10 +30,11 @@ pub struct TableSpec<'a, S> {
     pub size: Index,
     /// Opaque bytes the game needs to interpret the table (a graph with its position names); stored compressed.
     pub payload: &'a [u8],
-    /// For a game whose prober searches the exits (the moves into other tables) of a position: the best outcome
-    /// the exits of index `i` reach for its side to move (a loss when it has none). With it, the WDL file holds
-    /// floors (format version 3, or 4 with a transposed block): a position whose exits reach its outcome may store
-    /// any outcome no better, and the writer picks what compresses best. `None` writes exact outcomes.
+    /// For a game whose prober searches the exits (the moves into other tables) of a position: what that look finds
+    /// of index `i` ([`Game::best_exit`](retro_game::Game::best_exit)): the best outcome its exits reach for its
+    /// side to move, or a terminal position's own (a loss when there is neither). With it, the WDL file holds floors
+    /// (format version 6): a position whose look reaches its outcome may store any outcome no better, and the writer
+    /// picks what compresses best. `None` writes exact outcomes.
     pub exits: Option<&'a (dyn Fn(Index) -> Outcome + Sync)>,
     /// Row lengths of the index that the game knows of (for chess, the numbers of placements of the last men: a
     /// transposed block with that many columns brings those men in front of the others). The writer tries them as
@@ -88,8 +89,8 @@ pub struct WriteOptions {
     /// zstd level of the game payload (a graph's payload can be larger than its values).
     pub payload_level: i32,
     /// The layout to write: 2, or 1 for readers that know nothing newer. A WDL file of floors (see
-    /// [`TableSpec::exits`]) takes version 3, and a WDL file with a transposed block version 4, both version 2's
-    /// layout; version 1 has neither.
+    /// [`TableSpec::exits`]) takes version 6, and a WDL file of exact outcomes with a transposed block version 4,
+    /// both version 2's layout; version 1 has neither.
     pub version: u32,
 }
 
@@ -428,7 +429,7 @@ where
             FileWriter {
                 path,
                 version: if floors {
-                    format::FLOORS_VERSION
+                    format::TERMINAL_FLOORS_VERSION
                 } else if omitted.is_some() {
                     format::OMITTING_VERSION
                 } else {
@@ -577,7 +578,8 @@ impl FileWriter<'_> {
         start..(start + u64::from(self.block_values)).min(self.meta.index_size)
     }
 
-    /// The header; `transposed_wdl` when a block of this WDL file is transposed, which takes version 4.
+    /// The header; `transposed_wdl` when a block of this WDL file is transposed, which takes version 4 for a file of
+    /// exact outcomes (a file of floors has version 6, which allows it).
     fn header(
         &self,
         block_lens: &[u64],
@@ -585,7 +587,7 @@ impl FileWriter<'_> {
         transposed_wdl: bool,
     ) -> Result<Vec<u8>, WriteError> {
         format::build_header(&HeaderSpec {
-            version: if transposed_wdl {
+            version: if transposed_wdl && self.exits.is_none() {
                 format::TRANSPOSED_WDL_VERSION
             } else {
                 self.version
@@ -605,7 +607,8 @@ impl FileWriter<'_> {
     }
 
     /// Whether the position at index `i`, of outcome `value`, may store a worse outcome: in a file of floors, when
-    /// its exits reach `value` (the prober takes the better of the stored outcome and the exits').
+    /// its exits reach `value` or it is terminal (the prober takes the better of the stored outcome and what its
+    /// look finds).
     fn may_store_below(&self, i: Index, value: Outcome) -> bool {
         self.exits.is_some_and(|best_exit| best_exit(i) == value)
     }
@@ -655,7 +658,7 @@ impl FileWriter<'_> {
             }
             first = last;
         }
-        // Versions 2 to 4 have the same header length: only the version and the file kind byte differ.
+        // Versions 2 to 6 have the same header length: only the version and the file kind byte differ.
         let header = self.header(&lens, &sums, transposed_wdl)?;
         debug_assert_eq!(header.len() as u64, header_len);
         out.seek(SeekFrom::Start(0)).map_err(io_err)?;
@@ -1164,7 +1167,7 @@ fn transpose(raw: &[u8], width: usize, columns: usize) -> Vec<u8> {
     out
 }
 
-/// The layout version writers write (a WDL file of floors is [`format::FLOORS_VERSION`]).
+/// The layout version writers write (a WDL file of floors is [`format::TERMINAL_FLOORS_VERSION`]).
 const LAYOUT_VERSION: u32 = 2;
 
 /// What [`own_codes`] gives a hole: not a code (codes are 0 = loss, 1 = draw, 2 = win).

@@ -457,6 +457,10 @@ impl Game for ChessGame<'_> {
                 best = best.max(self.exit_value(&pos, &m).outcome().flip());
             }
         });
+        if best == Outcome::Loss && pos.is_stalemate() {
+            // A terminal position: the rules make it a draw (a checkmate's loss is already the floor).
+            return Outcome::Draw;
+        }
         best
     }
 

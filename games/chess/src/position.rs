@@ -261,6 +261,23 @@ impl Position {
         !self.attacked_with(self.king(us), us.other(), occupied, taken)
     }
 
+    /// Whether the side to move is stalemated: not in check, and without a legal move. Its king's moves are looked
+    /// at first: they settle almost every position without generating the others.
+    pub fn is_stalemate(&self) -> bool {
+        let us = self.turn;
+        let king = self.king(us);
+        if self.is_attacked(king, us.other()) {
+            return false;
+        }
+        let steps = attacks::king(king) & !self.by_color(us) & !self.king_danger(king);
+        if steps.nonempty() {
+            return false;
+        }
+        let mut moves = 0;
+        self.visit_legal_moves(|_| moves += 1);
+        moves == 0
+    }
+
     /// Appends every legal move of the side to move.
     pub fn legal_moves(&self, out: &mut MoveList) {
         self.visit_legal_moves(|m| out.push(m));

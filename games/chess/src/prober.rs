@@ -204,7 +204,9 @@ impl Prober {
 
     /// The outcome of a position without en-passant rights. A WDL file of floors (see
     /// [`Table::wdl_floors`]) stores a win exactly, and anything else as a floor that the captures and promotions
-    /// (the moves into other tables) may raise: they are searched, in the smaller tables, only then.
+    /// (the moves into other tables) may raise: they are searched, in the smaller tables, only then; and a loss
+    /// that they leave is a draw if the position is a stalemate (since format version 6 a stalemate may store a loss;
+    /// older files store its draw, which the test leaves as it is).
     fn stored_wdl(&self, pos: &Position) -> Result<Outcome, LookupError> {
         let Some((opened, index)) = self.locate(pos)? else {
             return Ok(Outcome::Draw);
@@ -215,6 +217,7 @@ impl Prober {
             return Ok(stored);
         }
         match self.best_conversion(pos, stored) {
+            Ok(Outcome::Loss) if pos.is_stalemate() => Ok(Outcome::Draw),
             Ok(best) => Ok(best),
             // Without the smaller tables the distance file still knows the outcome (slower, but exact).
             Err(LookupError::Missing { .. }) => opened

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use retro_chess::solve::solve_tree;
 use retro_chess::{ChessGame, Material, MoveList, TableSet, Values};
 use retro_engine::SolveOptions;
-use retro_game::{Game, Index, Move, Value};
+use retro_game::{Game, Index, Move, Outcome, Value};
 
 /// Exits valued as draws: enough to check the moves between the indices of a table whose sub-tables are too big to
 /// solve in a test (the contract is about moves inside the table; exits take no part in it).
@@ -176,6 +176,38 @@ fn the_best_exit_is_found_without_counting_the_other_moves() {
             reached[best as usize] += 1;
         }
         assert!(reached.iter().all(|&n| n > 100), "{name}: {reached:?}");
+    }
+}
+
+/// A stalemate is terminal: the look one ply ahead finds its draw from the rules, with no table, as counting does,
+/// and `Position::is_stalemate` agrees with the legal moves on every position of tables rich in stalemates.
+#[test]
+fn the_look_one_ply_ahead_finds_a_stalemates_draw() {
+    for name in ["KQvK", "KRvK", "KQQvK"] {
+        let mut tables = TableSet::new();
+        let game = ChessGame::new(game_of(name, &mut tables), &tables).unwrap();
+        let mut stalemates = 0;
+        for index in 0..game.size() {
+            let Some(pos) = game.position(index) else {
+                continue;
+            };
+            let mut moves = MoveList::new();
+            pos.legal_moves(&mut moves);
+            let stalemate = moves.is_empty() && !pos.in_check(pos.turn());
+            assert_eq!(pos.is_stalemate(), stalemate, "{name} {}", pos.fen());
+            let best = game.best_exit(index);
+            assert_eq!(
+                best,
+                retro_game::best_exit_by_counting(&game, index),
+                "{name} {}",
+                pos.fen()
+            );
+            if stalemate {
+                assert_eq!(best, Outcome::Draw, "{name} {}", pos.fen());
+                stalemates += 1;
+            }
+        }
+        assert!(stalemates > 5, "{name}: {stalemates} stalemates");
     }
 }
 
