@@ -292,6 +292,7 @@ mod tests {
             payload: &[],
             exits: None,
             index_periods: &[],
+            index_digits: &[],
             distance_omitted: None,
             options: WriteOptions::default(),
         };
@@ -395,6 +396,7 @@ mod tests {
                     payload: &[],
                     exits: None,
                     index_periods: &[],
+                    index_digits: &[],
                     distance_omitted: Some(omitted.clone()),
                     options: WriteOptions::default(),
                 };

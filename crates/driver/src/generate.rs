@@ -398,6 +398,7 @@ pub(crate) fn write_values<F: Family>(
         None
     };
     let index_periods = family.index_periods(table);
+    let index_digits = family.index_digits(table);
     let spec = TableSpec {
         game: family.about().name,
         name: &name,
@@ -408,6 +409,7 @@ pub(crate) fn write_values<F: Family>(
         payload: &payload,
         exits,
         index_periods: &index_periods,
+        index_digits: &index_digits,
         distance_omitted: if choices.one_side {
             omitted_side(&family.side_ranges(table), values)
         } else {

@@ -249,6 +249,7 @@ fn verify_finds_a_floor_no_exit_completes() {
         payload: &[],
         exits: Some(&|i: Index| values[i as usize].map_or(Outcome::Loss, |v| v.outcome())),
         index_periods: &[],
+        index_digits: &[],
         distance_omitted: None,
         options: WriteOptions::default(),
     };
@@ -499,6 +500,7 @@ fn verify_compares_the_wdl_file_at_the_side_a_distance_file_leaves_out() {
         payload: &[],
         exits: None,
         index_periods: &[],
+        index_digits: &[],
         distance_omitted: Some(omitted.clone()),
         options: WriteOptions::default(),
     };

@@ -146,6 +146,7 @@ fn a_wrong_value_fails_verify_and_unknown_positions_are_errors() {
         payload: &payload,
         exits: None,
         index_periods: &[],
+        index_digits: &[],
         distance_omitted: None,
         options: WriteOptions {
             large_table: 0,

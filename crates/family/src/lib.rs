@@ -318,6 +318,14 @@ pub trait Family: Sync + 'static {
         Vec::new()
     }
 
+    /// The radices of the digits of the table's index, most significant first, if the family knows them (for
+    /// chess: side to move, king pair, one digit per group of men). The writer tries other orders of them for a WDL
+    /// block of floors that holds the whole table, in compact files. None by default.
+    fn index_digits(&self, table: &Self::Table) -> Vec<u64> {
+        let _ = table;
+        Vec::new()
+    }
+
     /// How a position whose mover has no move is scored.
     fn convention(&self, table: &Self::Table) -> PlayConvention {
         let _ = table;

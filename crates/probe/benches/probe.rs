@@ -41,6 +41,7 @@ fn bench(c: &mut Criterion) {
         payload: b"",
         exits: None,
         index_periods: &[],
+        index_digits: &[],
         distance_omitted: None,
         options: WriteOptions {
             wdl_level: 9,

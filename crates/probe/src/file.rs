@@ -212,6 +212,30 @@ impl TableFile {
                 format::for_each_transposed(values, columns, |from, to| codes[to] = stored[from]);
                 self.pack_wdl(block, &codes)
             }
+            Some(Layout::Permuted)
+                if encoding == Encoding::Wdl2
+                    && self.header.version >= format::TERMINAL_FLOORS_VERSION =>
+            {
+                let (permutation, len) =
+                    format::Permutation::parse(data, values).ok_or_else(|| {
+                        self.bad_block(block, "digits that do not describe it".into())
+                    })?;
+                // The codes in stored order, one a byte.
+                let stored: Box<[u8]> = match permutation.packing {
+                    1 => self.decompress(block, &data[len..], values)?,
+                    _ => {
+                        let packed = self.decompress(block, &data[len..], values.div_ceil(4))?;
+                        (0..values)
+                            .map(|k| (packed[k >> 2] >> ((k & 3) * 2)) & 3)
+                            .collect()
+                    }
+                };
+                let mut codes = vec![0u8; values];
+                format::for_each_permuted(&permutation.radices, &permutation.order, |from, to| {
+                    codes[to] = stored[from]
+                });
+                self.pack_wdl(block, &codes)
+            }
             Some(Layout::Constant) if data.len() == encoding.code_width() => {
                 if encoding == Encoding::Wdl2 {
                     let code = data[0];

@@ -12,7 +12,8 @@
 //! version 2's layout for a WDL file that may store blocks transposed, its kind byte saying whether it holds floors.
 //! Version 5 is version 2's layout for a distance file that leaves a range of indices out (see [`Header::omitted`]):
 //! one side to move of a chess table, whose values a prober finds by searching their moves. Version 6 is version 4
-//! for a WDL file of floors that terminal positions complete too (see [`Header::floors`]).
+//! for a WDL file of floors that terminal positions complete too (see [`Header::floors`]), whose blocks may also be
+//! [`Layout::Permuted`].
 
 use std::ops::Range;
 use std::path::Path;
@@ -233,7 +234,18 @@ pub enum Layout {
     /// table's index has a period (a chess index: the squares of its last piece), the values of one column are
     /// neighbours in the game and zstd finds longer matches (KNPvK's distance file: 11% smaller).
     Transposed,
+    /// WDL files of version 6 only: the block's index read as the digits of a mixed radix, in another order. A u8
+    /// digit count `d` (2 to [`MAX_DIGITS`]), `d` u32 radices (most significant first, their product the block's
+    /// value count), `d` u8 digits naming them in stored order (a permutation of `0..d`, the last the fastest), a
+    /// u8 packing (1: one code a byte; 4: four codes a byte, the first in the lowest bits, as in a packed block),
+    /// then a zstd frame of the codes in that order (see [`for_each_permuted`]). A chess table's index is
+    /// side to move, king pair and one digit per group of men: storing, say, KRvKB's bishop first and its side to
+    /// move after its king pair gives zstd longer matches than any rotation a transposed block can make.
+    Permuted,
 }
+
+/// The most digits a [`Layout::Permuted`] block names.
+pub const MAX_DIGITS: usize = 8;
 
 impl Layout {
     pub fn code(self) -> u8 {
@@ -242,6 +254,7 @@ impl Layout {
             Layout::Bytes => 1,
             Layout::Constant => 2,
             Layout::Transposed => 3,
+            Layout::Permuted => 4,
         }
     }
 
@@ -251,6 +264,7 @@ impl Layout {
             1 => Some(Layout::Bytes),
             2 => Some(Layout::Constant),
             3 => Some(Layout::Transposed),
+            4 => Some(Layout::Permuted),
             _ => None,
         }
     }
@@ -267,6 +281,101 @@ pub fn for_each_transposed(n: usize, columns: usize, mut f: impl FnMut(usize, us
             stored += 1;
         }
     }
+}
+
+/// Where value `k` of a block stands once its index, read as digits of `radices` (most significant first; their
+/// product is the block's value count), is enumerated in the digit order `order` (a permutation of the digits, the
+/// last the fastest; see [`Layout::Permuted`]). Calls `f(stored, k)` for every value, in stored order.
+pub fn for_each_permuted(radices: &[u64], order: &[u8], mut f: impl FnMut(usize, usize)) {
+    let d = radices.len();
+    let mut weights = vec![1u64; d];
+    for k in (0..d.saturating_sub(1)).rev() {
+        weights[k] = weights[k + 1] * radices[k + 1];
+    }
+    let n: u64 = radices.iter().product();
+    let mut digits = vec![0u64; d];
+    let mut k = 0u64;
+    for stored in 0..n as usize {
+        f(stored, k as usize);
+        // The next index in stored order: count up the last digit of `order`, carrying into the ones before it.
+        for &digit in order.iter().rev() {
+            let digit = usize::from(digit);
+            digits[digit] += 1;
+            k += weights[digit];
+            if digits[digit] < radices[digit] {
+                break;
+            }
+            k -= weights[digit] * radices[digit];
+            digits[digit] = 0;
+        }
+    }
+}
+
+/// What comes before the zstd frame of a [`Layout::Permuted`] block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Permutation {
+    /// The radices of the index's digits, most significant first.
+    pub radices: Vec<u64>,
+    /// The digits in stored order, the last the fastest.
+    pub order: Vec<u8>,
+    /// Codes per byte of the frame: 1 or 4.
+    pub packing: u8,
+}
+
+impl Permutation {
+    /// The bytes of the description (after the layout byte).
+    pub fn bytes(&self) -> Vec<u8> {
+        let mut out = vec![self.radices.len() as u8];
+        for &radix in &self.radices {
+            out.extend_from_slice(&(radix as u32).to_le_bytes());
+        }
+        out.extend_from_slice(&self.order);
+        out.push(self.packing);
+        out
+    }
+
+    /// Reads the description at the start of `data` (a permuted block after its layout byte) for a block of
+    /// `values` values, with its length in bytes; `None` when it does not describe the block (a digit count outside
+    /// 2 to [`MAX_DIGITS`], a radix of 0, a product other than `values`, an order that is no permutation, a packing
+    /// other than 1 and 4).
+    pub fn parse(data: &[u8], values: usize) -> Option<(Permutation, usize)> {
+        let d = usize::from(*data.first()?);
+        if !(2..=MAX_DIGITS).contains(&d) || data.len() < 2 + 5 * d {
+            return None;
+        }
+        let (radices, order) = permuted_digits(&data[..1 + 5 * d], values)?;
+        let packing = data[1 + 5 * d];
+        matches!(packing, 1 | 4).then_some((
+            Permutation {
+                radices,
+                order,
+                packing,
+            },
+            2 + 5 * d,
+        ))
+    }
+}
+
+/// The radices and the order of a permuted block's digits (`data`: the digit count, radices and order).
+fn permuted_digits(data: &[u8], values: usize) -> Option<(Vec<u64>, Vec<u8>)> {
+    let d = usize::from(data[0]);
+    let radices: Vec<u64> = data[1..1 + 4 * d]
+        .chunks_exact(4)
+        .map(|r| u64::from(u32::from_le_bytes(r.try_into().expect("4 bytes"))))
+        .collect();
+    let order = data[1 + 4 * d..1 + 5 * d].to_vec();
+    let mut seen = [false; MAX_DIGITS];
+    for &digit in &order {
+        let seen = seen.get_mut(usize::from(digit))?;
+        if *seen || usize::from(digit) >= d {
+            return None;
+        }
+        *seen = true;
+    }
+    let product = radices
+        .iter()
+        .try_fold(1u64, |p, &r| p.checked_mul(r).filter(|_| r > 0))?;
+    (product == values as u64).then_some((radices, order))
 }
 
 /// The 2-bit code of an outcome in the WDL file.
@@ -1497,6 +1606,57 @@ mod tests {
             file.push(0);
             file
         })
+    }
+
+    /// A permuted block's order is the index's digits enumerated in the stored order, as a plain loop over them
+    /// finds it; its description reads back, and one that does not describe the block is refused.
+    #[test]
+    fn permuted_blocks_enumerate_the_digits_in_their_order() {
+        let radices = [3u64, 4, 5, 2];
+        let order = [2u8, 0, 3, 1];
+        let mut plain: Vec<usize> = Vec::new();
+        for c in 0..5 {
+            for a in 0..3 {
+                for d in 0..2 {
+                    for b in 0..4 {
+                        plain.push(((a * 4 + b) * 5 + c) * 2 + d);
+                    }
+                }
+            }
+        }
+        let mut found = vec![usize::MAX; 120];
+        for_each_permuted(&radices, &order, |stored, k| found[stored] = k);
+        assert_eq!(found, plain);
+        let permutation = Permutation {
+            radices: radices.to_vec(),
+            order: order.to_vec(),
+            packing: 4,
+        };
+        let bytes = permutation.bytes();
+        assert_eq!(bytes.len(), 2 + 5 * 4);
+        assert_eq!(
+            Permutation::parse(&bytes, 120),
+            Some((permutation.clone(), bytes.len()))
+        );
+        let refused = |edit: &dyn Fn(&mut Vec<u8>), values: usize| {
+            let mut bytes = bytes.clone();
+            edit(&mut bytes);
+            Permutation::parse(&bytes, values).is_none()
+        };
+        assert!(
+            refused(&|_| (), 119),
+            "a product other than the block's values"
+        );
+        assert!(refused(&|b| b[0] = 1, 120), "one digit");
+        assert!(refused(&|b| b[0] = 9, 120), "nine digits");
+        assert!(
+            refused(&|b| b[1..5].copy_from_slice(&0u32.to_le_bytes()), 0),
+            "a radix of 0"
+        );
+        assert!(refused(&|b| b[18] = b[17], 120), "a digit named twice");
+        assert!(refused(&|b| b[17] = 4, 120), "a digit that is not there");
+        assert!(refused(&|b| b[21] = 2, 120), "a packing of 2");
+        assert!(refused(&|b| b.truncate(21), 120), "no packing");
     }
 
     #[test]

@@ -91,6 +91,7 @@ fn spec_version<'a>(
         payload,
         exits: None,
         index_periods: &[],
+        index_digits: &[],
         distance_omitted: None,
         options: WriteOptions {
             version,
@@ -133,6 +134,7 @@ fn floors_are_no_better_than_the_values_and_the_exits_reach_the_rest() {
         let mut spec = TableSpec {
             exits: floors.then_some(&best_exit as &(dyn Fn(Index) -> Outcome + Sync)),
             index_periods: &[],
+            index_digits: &[],
             distance_omitted: None,
             ..spec(name, size, 2, b"")
         };
@@ -450,6 +452,7 @@ fn bad_names_and_sides_are_refused() {
         payload: b"",
         exits: None,
         index_periods: &[],
+        index_digits: &[],
         distance_omitted: None,
         options: WriteOptions::default(),
     };
@@ -507,6 +510,7 @@ fn damaged_fixture(
     let mut spec = TableSpec {
         exits: floors.then_some(&best_exit as &(dyn Fn(Index) -> Outcome + Sync)),
         index_periods: &[],
+        index_digits: &[],
         distance_omitted: omitted.then_some(FIXTURE_OMITTED),
         ..spec_version(
             "c",
@@ -854,6 +858,54 @@ fn the_index_periods_a_game_gives_are_tried() {
         );
     }
     assert!(sizes[1] * 2 < sizes[0], "{sizes:?}");
+}
+
+/// A WDL file of floors that is one block, of a table whose values hang on two of its four digits that no rotation
+/// brings together (the first and the third): the writer stores the block with its digits in another order
+/// ([`Layout::Permuted`]), which reads back exactly and is smaller than anything it finds without the digits; a file
+/// of exact outcomes (version 2 or 4, which have no permuted blocks) and a table of several blocks are not permuted.
+#[test]
+fn a_whole_table_block_of_floors_is_stored_with_its_digits_in_the_best_order() {
+    use retro_probe::Layout;
+    let digits: &[u64] = &[4, 64, 16, 32];
+    let size: Index = digits.iter().product();
+    let values = |i: Index| {
+        let (first, third) = (i / (64 * 16 * 32), i / 32 % 16);
+        match mix(i) % 20 {
+            0 => None,
+            _ => Some(match mix(first * 16 + third) % 3 {
+                0 => Value::loss(0),
+                1 => Value::DRAW,
+                _ => Value::win(1),
+            }),
+        }
+    };
+    let no_exit = |_: Index| Outcome::Loss;
+    let write = |index_digits: &[u64], floors: bool, block_values: u32| {
+        let spec = TableSpec {
+            index_digits,
+            exits: floors.then_some(&no_exit as &(dyn Fn(Index) -> Outcome + Sync)),
+            ..spec("digits", size, 1, b"")
+        };
+        let (dir, bytes, table) = write_transposable(spec, block_values, true, values);
+        let layouts: Vec<Layout> = (0..table.wdl_file().header().block_count)
+            .map(|b| table.wdl_file().block_layout(b).unwrap().unwrap())
+            .collect();
+        (dir, bytes, table.wdl_file().header().version, layouts)
+    };
+    let whole = 1 << 21;
+    let (_dir, without, _, _) = write(&[], true, whole);
+    let (_dir, with, version, layouts) = write(digits, true, whole);
+    assert_eq!((version, layouts), (6, vec![Layout::Permuted]));
+    assert!(
+        with * 2 < without,
+        "{with} bytes permuted, {without} without"
+    );
+    let (_dir, _, version, layouts) = write(digits, false, whole);
+    assert!(version < 6, "version {version}");
+    assert!(!layouts.contains(&Layout::Permuted), "{layouts:?}");
+    let (_dir, _, _, layouts) = write(digits, true, 1 << 16);
+    assert!(!layouts.contains(&Layout::Permuted), "{layouts:?}");
 }
 
 /// WDL blocks of a table with a period are stored transposed (one code a byte, version 4) when that is smaller,

@@ -40,6 +40,10 @@ pub struct TableSpec<'a, S> {
     /// transposed block with that many columns brings those men in front of the others). The writer tries them as
     /// column counts of transposed WDL blocks, beside the periods it finds itself. Empty when the game knows none.
     pub index_periods: &'a [u64],
+    /// The radices of the index's digits, most significant first, if the game knows them (for chess: side to move,
+    /// king pair, one digit per group of men). A WDL block of floors that holds the whole table is also tried with
+    /// its digits in every other order ([`Layout::Permuted`]). Empty when the game knows none.
+    pub index_digits: &'a [u64],
     /// Indices whose values the distance file leaves out (format version 5): for a chess table, the side to move
     /// whose values a prober finds by searching their moves into the other. Their codes are free, and each
     /// continues the run before it. `None` stores every index.
@@ -438,6 +442,7 @@ where
                 omitted,
                 exits: if floors { exits } else { None },
                 index_periods: spec.index_periods,
+                index_digits: spec.index_digits,
                 try_transposed: options.try_transposed
                     && options.version >= 2
                     && (spec.size <= options.large_table
@@ -552,6 +557,8 @@ struct FileWriter<'a> {
     omitted: Option<std::ops::Range<Index>>,
     /// The index's row lengths the game knows of ([`TableSpec::index_periods`]), tried for transposed WDL blocks.
     index_periods: &'a [u64],
+    /// The radices of the index's digits ([`TableSpec::index_digits`]), tried for permuted WDL blocks.
+    index_digits: &'a [u64],
     /// Whether blocks are also tried transposed (version 2; distance blocks of tables that are not large, WDL blocks
     /// of those and, with [`WriteOptions::transpose_large_wdl`], of large ones: it costs more compressions of some
     /// blocks).
@@ -819,10 +826,11 @@ impl FileWriter<'_> {
     /// A WDL block (positions `own`, `may_lower` as for [`fill`](FileWriter::fill)) stored transposed
     /// ([`Layout::Transposed`], one code a byte) with the most promising column count: the candidates are the
     /// index's periods ([`periods`]), their products with the first, and the row lengths the game knows of
-    /// ([`TableSpec::index_periods`]), each filled in its own order (a free index continues the run before it in the
-    /// stored order, which is what pays: filled in index order and then transposed, the 3- and 4-man WDL files
-    /// shrink 1.2%, filled in stored order 11%) and judged by a quick compression; the [`LEADERS`] best are
-    /// compressed in earnest and the smallest kept. `None` for a block too short to have rows.
+    /// ([`TableSpec::index_periods`]); or stored permuted ([`Layout::Permuted`]) with the index's digits in another
+    /// order ([`digit_orders`](FileWriter::digit_orders)). Each candidate is filled in its own order (a free index
+    /// continues the run before it in the stored order, which is what pays: filled in index order and then
+    /// transposed, the 3- and 4-man WDL files shrink 1.2%, filled in stored order 11%) and judged by a quick
+    /// compression; the [`LEADERS`] best are compressed in earnest and the smallest kept. `None` without candidates.
     fn wdl_transposed(
         &self,
         own: &[u8],
@@ -835,8 +843,8 @@ impl FileWriter<'_> {
             .iter()
             .map(|&code| if code == HOLE { 0 } else { code + 1 })
             .collect();
-        // The two candidates a quick compression finds smallest, as (quick size, columns, codes), best first.
-        let mut leaders: Vec<(usize, usize, Vec<u8>)> = Vec::with_capacity(3);
+        // The two candidates a quick compression finds smallest, as (quick size, order, codes), best first.
+        let mut leaders: Vec<(usize, Order, Vec<u8>)> = Vec::with_capacity(3);
         // Beside the periods, their products with the first: rows that are a pair of the index's last digits (two
         // men of a chess table moved in front of the others). KPvKP: 131.4 KB with the periods alone, 118.3 KB.
         // And the row lengths the game knows of, which the sampled periods may miss: KQvKQ's 62 squares of the last
@@ -854,20 +862,35 @@ impl FileWriter<'_> {
             }
         }
         candidates.retain(|&columns| columns >= 2 && columns < own.len() / 2);
-        for columns in candidates {
+        let mut orders: Vec<Order> = candidates.into_iter().map(Order::Columns).collect();
+        orders.extend(self.digit_orders(own.len()));
+        for candidate in orders {
             let mut order = vec![0u32; own.len()];
-            format::for_each_transposed(own.len(), columns, |to, from| order[to] = from as u32);
+            match &candidate {
+                Order::Columns(columns) => {
+                    format::for_each_transposed(own.len(), *columns, |to, from| {
+                        order[to] = from as u32
+                    })
+                }
+                Order::Digits(radices, digits) => {
+                    format::for_each_permuted(radices, digits, |to, from| order[to] = from as u32)
+                }
+            }
             let own_transposed: Vec<u8> = order.iter().map(|&k| own[k as usize]).collect();
             let codes = self.fill(
                 &own_transposed,
                 |t| may_lower(order[t] as usize),
                 |codes| Ok(proxy.compress(codes)?.len()),
             )?;
-            let quick = proxy.compress(&codes)?.len();
+            let mut quick = proxy.compress(&codes)?.len();
+            if let Order::Digits(..) = candidate {
+                // A permuted block may pack its codes four a byte, which is mostly smaller.
+                quick = quick.min(proxy.compress(&pack_wdl(&codes))?.len());
+            }
             // Ties go to the candidate tried first.
             let at = leaders.partition_point(|leader| leader.0 <= quick);
             if at < LEADERS {
-                leaders.insert(at, (quick, columns, codes));
+                leaders.insert(at, (quick, candidate, codes));
                 leaders.truncate(LEADERS);
             }
         }
@@ -875,13 +898,62 @@ impl FileWriter<'_> {
         // the quick pick alone made the file 143.5 KB against 124.4 KB), so the leaders are compressed in earnest
         // and the smallest kept.
         let mut best: Option<Vec<u8>> = None;
-        for (_, columns, codes) in leaders {
-            let stored = transposed_block(columns, &compressor.compress(&codes)?);
+        for (_, candidate, codes) in leaders {
+            let stored = match candidate {
+                Order::Columns(columns) => transposed_block(columns, &compressor.compress(&codes)?),
+                Order::Digits(radices, order) => {
+                    // Both packings: four codes a byte make the smaller file for most chess tables (KQvKB, KRvKB),
+                    // one a byte for some.
+                    let mut best: Option<Vec<u8>> = None;
+                    for (packing, data) in [(1, codes.clone()), (4, pack_wdl(&codes))] {
+                        let permutation = format::Permutation {
+                            radices: radices.clone(),
+                            order: order.clone(),
+                            packing,
+                        };
+                        let stored = permuted_block(&permutation, &compressor.compress(&data)?);
+                        if best.as_ref().is_none_or(|b| stored.len() < b.len()) {
+                            best = Some(stored);
+                        }
+                    }
+                    best.expect("two packings tried")
+                }
+            };
             if best.as_ref().is_none_or(|b| stored.len() < b.len()) {
                 best = Some(stored);
             }
         }
         Ok(best)
+    }
+
+    /// The orders of the index's digits ([`TableSpec::index_digits`]) other than its own, for a WDL block of `len`
+    /// values: every one, if the block holds the whole table, the file holds floors (version 6, which has permuted
+    /// blocks) and the digits are at most [`format::MAX_DIGITS`] (digits of radix 1 left out); else none.
+    fn digit_orders(&self, len: usize) -> Vec<Order> {
+        let radices: Vec<u64> = self
+            .index_digits
+            .iter()
+            .copied()
+            .filter(|&r| r > 1)
+            .collect();
+        let whole = self.index_digits.iter().product::<u64>() == len as u64
+            && len as u64 == self.meta.index_size;
+        if self.exits.is_none()
+            || !whole
+            || radices.len() < 2
+            || radices.len() > format::MAX_DIGITS
+            || radices.iter().any(|&r| r > u64::from(u32::MAX))
+        {
+            return Vec::new();
+        }
+        let mut orders = Vec::new();
+        let mut order: Vec<u8> = (0..radices.len() as u8).collect();
+        permutations(&mut order, 0, &mut |order| {
+            if order.windows(2).any(|w| w[0] > w[1]) {
+                orders.push(Order::Digits(radices.clone(), order.to_vec()));
+            }
+        });
+        orders
     }
 
     /// The block `raw` (distance codes) stored transposed with the most promising column count, if one is
@@ -1037,10 +1109,12 @@ impl Squeezer {
         let Some(longer) = &mut self.longer_matches else {
             return Ok(stored);
         };
-        let prefix = if stored[0] == Layout::Transposed.code() {
-            5
-        } else {
-            1
+        // The layout byte, and what comes before the frame: a transposed block's column count, a permuted block's
+        // digits.
+        let prefix = match Layout::from_code(stored[0]) {
+            Some(Layout::Transposed) => 5,
+            Some(Layout::Permuted) => 3 + 5 * usize::from(stored[1]),
+            _ => 1,
         };
         let data = zstd::bulk::decompress(&stored[prefix..], capacity)?;
         let frame = longer.compress(&data)?;
@@ -1146,6 +1220,35 @@ fn periods(raw: &[u8], width: usize) -> Vec<usize> {
     lags.sort_by_key(|&lag| std::cmp::Reverse(agree[lag]));
     lags.truncate(PERIODS_TRIED);
     lags
+}
+
+/// An order of a block's values other than the index's, for a WDL block of one code a byte.
+enum Order {
+    /// Transposed ([`Layout::Transposed`]) with this many columns.
+    Columns(usize),
+    /// Permuted ([`Layout::Permuted`]): the radices of the index's digits, and the digits in stored order.
+    Digits(Vec<u64>, Vec<u8>),
+}
+
+/// Calls `visit` with every order of `items[from..]` after `items[..from]` (each once; `items` ends as it began).
+fn permutations(items: &mut [u8], from: usize, visit: &mut impl FnMut(&[u8])) {
+    if from + 1 >= items.len() {
+        visit(items);
+        return;
+    }
+    for k in from..items.len() {
+        items.swap(from, k);
+        permutations(items, from + 1, visit);
+        items.swap(from, k);
+    }
+}
+
+/// The stored bytes of a permuted block ([`Layout::Permuted`]): the layout, the permutation, the zstd frame.
+fn permuted_block(permutation: &format::Permutation, frame: &[u8]) -> Vec<u8> {
+    let mut stored = vec![Layout::Permuted.code()];
+    stored.extend_from_slice(&permutation.bytes());
+    stored.extend_from_slice(frame);
+    stored
 }
 
 /// The stored bytes of a transposed block ([`Layout::Transposed`]): the layout, the column count, the zstd frame.

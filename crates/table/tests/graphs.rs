@@ -30,6 +30,7 @@ fn check(graph: &Graph, convention: PlayConvention, name: &str, options: WriteOp
         payload: &payload,
         exits: None,
         index_periods: &[],
+        index_digits: &[],
         distance_omitted: None,
         options,
     };

@@ -38,6 +38,7 @@ fn seeds() -> Vec<Vec<u8>> {
         (5, 1000, 30, 2),
         (6, 2048, 30, 2),
         (7, 2048, 30, 2),
+        (8, 8192, 30, 2),
         (0, 200, 20, 1),
         (1, 1000, 300, 1),
     ] {
@@ -62,6 +63,14 @@ fn seeds() -> Vec<Vec<u8>> {
                     _ => Some(Value::loss((row % 30) as u32)),
                 }
             }
+            // Table 8 hangs on the first and third of its four digits (4, 32, 16, 4): its one WDL block is stored
+            // with its digits in another order.
+            _ if k == 8 => match (i / 2048 * 16 + i / 4 % 16).wrapping_mul(0x9E37_79B9) >> 7 & 3 {
+                0 => None,
+                1 => Some(Value::DRAW),
+                2 => Some(Value::win(3)),
+                _ => Some(Value::loss(2)),
+            },
             _ if k == 4 => match (i % 29) % 4 {
                 0 => None,
                 1 => Some(Value::DRAW),
@@ -73,8 +82,8 @@ fn seeds() -> Vec<Vec<u8>> {
             2 => Some(Value::win((i as u32 * 7) % (max_plies + 1))),
             _ => Some(Value::loss((i as u32 * 3) % (max_plies + 1))),
         };
-        // The WDL files of tables 5 and 6 hold floors: every third position's exits reach its value.
-        let floors = k == 5 || k == 6;
+        // The WDL files of tables 5, 6 and 8 hold floors: every third position's exits reach its value.
+        let floors = k == 5 || k == 6 || k == 8;
         let best_exit = |i: Index| match value(i) {
             Some(v) if i.is_multiple_of(3) => v.outcome(),
             _ => Outcome::Loss,
@@ -89,10 +98,15 @@ fn seeds() -> Vec<Vec<u8>> {
             payload: &payload,
             exits: floors.then_some(&best_exit as &(dyn Fn(Index) -> Outcome + Sync)),
             index_periods: &[],
+            index_digits: if k == 8 { &[4, 32, 16, 4] } else { &[] },
             // Table 1 of version 2 leaves out a range of its distance file: whole blocks and parts of two.
             distance_omitted: (k == 1 && version == 2).then_some(100..600),
             options: WriteOptions {
-                wdl_block_values: if k >= 6 { 1024 } else { 64 },
+                wdl_block_values: match k {
+                    8 => 8192,
+                    6 | 7 => 1024,
+                    _ => 64,
+                },
                 // Table 4 has distance blocks long enough to be stored transposed.
                 distance_block_values: if k == 4 { 2048 } else { 32 },
                 wdl_level: 3,
@@ -180,7 +194,7 @@ fn mutated_tables_never_panic_the_reader() {
             layouts.extend(file.block_layout(block).unwrap());
         }
     }
-    assert_eq!(layouts.len(), 4, "{layouts:?}");
+    assert_eq!(layouts.len(), 5, "{layouts:?}");
     let versions: std::collections::HashSet<u32> = seeds
         .iter()
         .map(|seed| u32::from_le_bytes(seed[8..12].try_into().unwrap()))

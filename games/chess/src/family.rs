@@ -192,6 +192,10 @@ impl Family for Chess {
         TableIndex::new(*material).row_lengths()
     }
 
+    fn index_digits(&self, material: &Material) -> Vec<u64> {
+        TableIndex::new(*material).radices()
+    }
+
     fn wdl_floors(&self, _: &Material) -> bool {
         // Every reader of a chess WDL file (the prober, and through it the C and Python libraries and the server)
         // searches the captures and promotions of a position whose stored outcome is not a win; `retro probe` and

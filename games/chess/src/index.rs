@@ -338,6 +338,14 @@ impl TableIndex {
         lengths
     }
 
+    /// The radices of the index's digits, most significant first: side to move, king pair, then each group of men
+    /// (their product is [`size`](Self::size)).
+    pub fn radices(&self) -> Vec<u64> {
+        let mut radices = vec![self.sides(), self.pairs.len() as u64];
+        radices.extend(self.groups.iter().map(|g| g.radix));
+        radices
+    }
+
     /// Number of canonical king pairs (462 without pawns).
     pub fn king_pairs(&self) -> usize {
         self.pairs.len()
