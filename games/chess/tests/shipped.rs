@@ -9,7 +9,7 @@ use retro_chess::analysis::value_of;
 use retro_chess::game::DiskValues;
 use retro_chess::{ChessGame, Material, Position, TableSet};
 use retro_engine::PlayConvention;
-use retro_game::Value;
+use retro_game::{Outcome, Value};
 
 fn shipped() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tablebases/chess")
@@ -97,14 +97,99 @@ fn shipped_tables_probe_and_certify() {
     assert_eq!(checked, 62480 + 19184 + 35210 + 48802);
 }
 
-/// The shipped WDL files hold floors (format version 3): a position whose captures or promotions reach its outcome
-/// may store a worse one. The prober searches those moves, so its outcome is the distance file's for every position
-/// of these tables (pawns, promotions, a symmetric table, captures into tables of floors themselves).
+/// Every shipped WDL file is at most the size of Syzygy's for the same material (the target), and the set at
+/// most 0.8 times theirs: sizes from `tests/data/syzygy-wdl-bytes.tsv`.
+#[test]
+fn shipped_wdl_files_are_no_larger_than_syzygys() {
+    let listed = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/syzygy-wdl-bytes.tsv"),
+    )
+    .unwrap();
+    let syzygy: std::collections::HashMap<&str, u64> = listed
+        .lines()
+        .filter(|line| !line.starts_with('#'))
+        .map(|line| {
+            let (name, bytes) = line.split_once('\t').expect("material, tab, bytes");
+            (name, bytes.parse().expect("bytes"))
+        })
+        .collect();
+    assert_eq!(syzygy.len(), 145);
+    let (mut ours, mut theirs, mut files) = (0, 0, 0);
+    for entry in std::fs::read_dir(shipped().join("chess")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "rwdl") {
+            continue;
+        }
+        let name = path.file_stem().unwrap().to_str().unwrap().to_string();
+        // Syzygy names the stronger side first, as retro does; a few materials are spelt the other way round.
+        let flipped = Material::parse(&name).unwrap().flipped().to_string();
+        let limit = *syzygy
+            .get(name.as_str())
+            .or_else(|| syzygy.get(flipped.as_str()))
+            .unwrap_or_else(|| panic!("{name}: not in the Syzygy list"));
+        let bytes = std::fs::metadata(&path).unwrap().len();
+        assert!(bytes <= limit, "{name}: {bytes} bytes, Syzygy's {limit}");
+        (ours, theirs, files) = (ours + bytes, theirs + limit, files + 1);
+    }
+    assert_eq!(files, 35);
+    assert!(
+        ours * 10 <= theirs * 8,
+        "{ours} bytes against Syzygy's {theirs}"
+    );
+}
+
+/// The WDL files of KQQvK and KRvKB: KQQvK's draws are all stalemates, which store losses, so each side to move is one
+/// outcome; KRvKB's one block is stored with its digits in another order (its bishop first).
+#[test]
+fn shipped_wdl_files_leave_stalemates_free_and_permute_their_digits() {
+    use retro_probe::Layout;
+    let tables = retro_probe::Tables::open(shipped(), 16 << 20).unwrap();
+    let layouts = |name: &str| {
+        let table = tables.table("chess", name).unwrap();
+        let file = table.wdl_file();
+        (0..file.header().block_count)
+            .map(|b| file.block_layout(b).unwrap().unwrap())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(layouts("KRvKB"), vec![Layout::Permuted]);
+    let kqqk = tables.table("chess", "KQQvK").unwrap();
+    assert!(
+        kqqk.wdl_file().len() < 200,
+        "{} bytes",
+        kqqk.wdl_file().len()
+    );
+    let index = retro_chess::TableIndex::new(Material::parse("KQQvK").unwrap());
+    let mut stalemates = 0;
+    for i in 0..kqqk.size() {
+        let Some(pos) = index.position(i) else {
+            continue;
+        };
+        if pos.is_stalemate() {
+            assert_eq!(kqqk.probe(i).unwrap(), Some(Value::DRAW), "{}", pos.fen());
+            assert_eq!(
+                kqqk.probe_wdl_floor(i).unwrap(),
+                Outcome::Loss,
+                "{}",
+                pos.fen()
+            );
+            stalemates += 1;
+        }
+    }
+    assert!(stalemates > 10_000, "{stalemates} stalemates");
+}
+
+/// The shipped WDL files hold floors (format version 6): a position whose captures or promotions reach its outcome,
+/// or a stalemate, may store a worse one. The prober searches those moves and looks for stalemate, so its outcome is
+/// the distance file's for every position of these tables (pawns, promotions, a symmetric table, captures into
+/// tables of floors themselves, KQQvK whose draws are all stalemates and which stores one outcome a side to move,
+/// blocks stored with the index's digits in another order).
 #[test]
 fn the_prober_completes_floors_to_the_distance_files_outcomes() {
     let prober = retro_chess::Prober::open(&shipped(), 64 << 20).unwrap();
     let tables = prober.tables().clone();
-    for name in ["KRvKR", "KQvKB", "KQvKP", "KPvKP", "KPPvK"] {
+    for name in [
+        "KRvKR", "KQvKB", "KQvKP", "KPvKP", "KPPvK", "KQQvK", "KRvKB",
+    ] {
         let material = Material::parse(name).unwrap();
         let table = tables.table("chess", name).unwrap();
         assert!(table.wdl_floors(), "{name}: not a file of floors");
@@ -127,6 +212,7 @@ fn the_prober_completes_floors_to_the_distance_files_outcomes() {
             positions += 1;
         }
         assert!(below > 0, "{name}: no position stored below its outcome");
+        assert_eq!(table.wdl_file().header().version, 6, "{name}");
         eprintln!("{name}: {positions} positions, {below} stored below their outcome");
     }
 }
