@@ -761,11 +761,11 @@ impl FileWriter<'_> {
                     }
                 }
                 if self.try_transposed
-                    && let Some(transposed) =
-                        self.wdl_transposed(&own, may_lower, compressor, proxy)?
-                    && transposed.len() < best.len()
+                    && let Some(reordered) =
+                        self.wdl_reordered(&own, may_lower, compressor, proxy)?
+                    && reordered.len() < best.len()
                 {
-                    best = transposed;
+                    best = reordered;
                 }
                 compressor.shorten(best, codes.len())
             }
@@ -823,15 +823,15 @@ impl FileWriter<'_> {
         )
     }
 
-    /// A WDL block (positions `own`, `may_lower` as for [`fill`](FileWriter::fill)) stored transposed
-    /// ([`Layout::Transposed`], one code a byte) with the most promising column count: the candidates are the
-    /// index's periods ([`periods`]), their products with the first, and the row lengths the game knows of
-    /// ([`TableSpec::index_periods`]); or stored permuted ([`Layout::Permuted`]) with the index's digits in another
+    /// A WDL block (positions `own`, `may_lower` as for [`fill`](FileWriter::fill)) stored in another order than
+    /// the index's, the most promising found: transposed ([`Layout::Transposed`], one code a byte) with a column
+    /// count among the index's periods ([`periods`]), their products with the first, and the row lengths the game
+    /// knows of ([`TableSpec::index_periods`]); or permuted ([`Layout::Permuted`]) with the index's digits in another
     /// order ([`digit_orders`](FileWriter::digit_orders)). Each candidate is filled in its own order (a free index
     /// continues the run before it in the stored order, which is what pays: filled in index order and then
     /// transposed, the 3- and 4-man WDL files shrink 1.2%, filled in stored order 11%) and judged by a quick
     /// compression; the [`LEADERS`] best are compressed in earnest and the smallest kept. `None` without candidates.
-    fn wdl_transposed(
+    fn wdl_reordered(
         &self,
         own: &[u8],
         may_lower: impl Fn(usize) -> bool,
