@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes the table reader with libFuzzer (cargo-fuzz, nightly toolchain) for FUZZ_SECONDS (default 300), starting
-# from a corpus of real tables written by `retro generate graph`. Prints libFuzzer's count of inputs tried.
+# from a corpus of real tables written by `retro generate graph` and a few small shipped chess files. Prints
+# libFuzzer's count of inputs tried.
 #
 #   cargo install cargo-fuzz && rustup toolchain install nightly   # once
 #   FUZZ_SECONDS=60 scripts/table-fuzz.sh
@@ -25,6 +26,10 @@ printf 'a : b c\nb : c d\nc : a\nd :\ne : e\n' > "$work/small.txt"
 "$target/release/retro" generate graph "$work/random.edges" --edges --misere --out "$work/m" --quiet >/dev/null
 for f in "$work"/t/graph/* "$work"/m/graph/*; do
   cp "$f" "$corpus/seed-$(basename "$(dirname "$(dirname "$f")")")-$(basename "$f")"
+done
+# Small shipped chess files: WDL files of floors (version 6) with permuted blocks (layout 4), and a distance file.
+for name in KBvKB.rwdl KNNvK.rwdl KQvK.rdst; do
+  cp "tablebases/chess/chess/$name" "$corpus/seed-chess-$name"
 done
 cd "$fuzz"
 cargo +nightly fuzz run reader -- -max_total_time="$seconds" -rss_limit_mb=2048 -print_final_stats=1 2>&1 |
