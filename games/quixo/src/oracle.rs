@@ -217,7 +217,7 @@ fn the_engine_agrees_with_brute_force_on_3x3() {
 }
 
 /// The full 4×4 solve, slow in a test build: `cargo test -p retro-quixo -- --ignored`. The value is what
-/// `examples/solve.rs` computed (X wins in 21 plies), checked here against a fresh solve.
+/// `examples/quixo_solve.rs` computed (X wins in 21 plies), checked here against a fresh solve.
 #[test]
 #[ignore]
 fn the_4x4_start_is_won_in_21() {

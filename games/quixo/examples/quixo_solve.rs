@@ -1,5 +1,5 @@
 //! Solves every tier of a Quixo board with the engine, in memory, and prints the time, the sizes and the value of
-//! the start: `cargo run --release -p retro-quixo --example solve [-- 4x4]` (threads: `RAYON_NUM_THREADS`).
+//! the start: `cargo run --release -p retro-quixo --example quixo_solve [-- 4x4]` (threads: `RAYON_NUM_THREADS`).
 
 use std::time::Instant;
 

@@ -1,6 +1,6 @@
 //! Solves the whole of Dobutsu shogi with the engine alone (no reachable search, no files) and checks the result:
 //! the engine's certificate over every index, then a million random legal positions played by the rules on the
-//! board. Usage: `solve [THREADS]`.
+//! board. Usage: `cargo run --release -p retro-dobutsu --example dobutsu_solve [-- THREADS]`.
 use std::time::Instant;
 
 use retro_dobutsu::analysis::{check_positions, position_value, table_counts};

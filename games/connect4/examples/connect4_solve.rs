@@ -1,7 +1,7 @@
 //! Solves every tier of a board in memory and prints the time each took and the start's value: a benchmark of the
 //! tiers as the engine sees them, without the driver's files.
 //!
-//! `cargo run --release -p retro-connect4 --example solve -- 5x4`
+//! `cargo run --release -p retro-connect4 --example connect4_solve -- 5x4`
 
 use std::collections::HashMap;
 use std::time::Instant;
