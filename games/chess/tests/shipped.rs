@@ -5,11 +5,10 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use retro_chess::analysis::value_of;
-use retro_chess::game::DiskValues;
-use retro_chess::{ChessGame, Material, Position, TableSet};
+use retro_chess::{ChessGame, Material, Position, Prober, TableIndex, TableSet};
 use retro_engine::PlayConvention;
-use retro_game::{Outcome, Value};
+use retro_game::{Outcome, Value, Values};
+use retro_probe::ErrorKind;
 
 fn shipped() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tablebases/chess")
@@ -57,43 +56,57 @@ fn manifest_lists_every_file_with_its_checksum() {
     assert!(bytes <= 20_000_000, "{bytes} bytes shipped");
 }
 
+/// Values read through the prober, which finds the side to move a distance file leaves out by searching its moves:
+/// what a build reads from a table of one side.
+struct Probed {
+    prober: Arc<Prober>,
+    index: TableIndex,
+}
+
+impl Values for Probed {
+    fn value(&self, index: u64) -> Option<Value> {
+        let pos = self.index.position(index)?;
+        Some(self.prober.value(&pos).unwrap())
+    }
+}
+
+/// The shipped distance files store one side to move (format version 5; a symmetric table stores White to move, as
+/// every symmetric table does): probes of either side give the literature's values, and every KPvK value of both
+/// sides is what its moves give, the exits into the shipped KQvK, KRvK, KBvK and KNvK included.
 #[test]
 fn shipped_tables_probe_and_certify() {
-    let tables = retro_probe::Tables::open(shipped(), 64 << 20).unwrap();
-    let open = |m: Material| DiskValues(tables.table("chess", &m.to_string()).unwrap());
-    let mut set = TableSet::new();
-    for name in ["KQvK", "KRvK", "KBvK", "KNvK", "KPvK"] {
-        set.insert(
-            Material::parse(name).unwrap(),
-            Box::new(open(Material::parse(name).unwrap())),
-        );
+    let prober = Arc::new(Prober::open(&shipped(), 64 << 20).unwrap());
+    for name in ["KQvK", "KPvK", "KRvKB", "KPPvK"] {
+        let table = prober.tables().table("chess", name).unwrap();
+        let header = table.distance_file().header();
+        assert_eq!(header.version, 5, "{name}");
+        assert!(header.omitted().is_some(), "{name} stores both sides");
     }
+    let value = |fen: &str| prober.value(&Position::from_fen(fen).unwrap()).unwrap();
     // The longest KQvK loss from the reference statistics.
-    let pos = Position::from_fen("8/8/8/8/4k3/8/1Q6/K7 b - -").unwrap();
-    assert_eq!(set.probe(&pos), Some(Value::loss(20)));
+    assert_eq!(value("8/8/8/8/4k3/8/1Q6/K7 b - -"), Value::loss(20));
     // KPvKP stores White to move only, and no position with en-passant rights: a probe searches the capture.
-    for name in ["KRvKR", "KPvKP"] {
-        let m = Material::parse(name).unwrap();
-        set.insert(m, Box::new(open(m)));
-    }
-    let lookup = |p: &Position| set.probe(p).ok_or(());
-    let without = Position::from_fen("8/8/8/3pP3/8/8/k7/7K w - - 0 2").unwrap();
-    let with = Position::from_fen("8/8/8/3pP3/8/8/k7/7K w - d6 0 2").unwrap();
-    assert_eq!(value_of(&without, &lookup), Ok(Value::win(27)));
-    assert_eq!(value_of(&with, &lookup), Ok(Value::win(21)), "exd6 e.p.");
-    assert_eq!(set.probe(&with), Some(Value::win(21)));
+    assert_eq!(value("8/8/8/3pP3/8/8/k7/7K w - - 0 2"), Value::win(27));
+    assert_eq!(
+        value("8/8/8/3pP3/8/8/k7/7K w - d6 0 2"),
+        Value::win(21),
+        "exd6 e.p."
+    );
     // Black to move is read through the colour-flipped White-to-move position.
-    let black = Position::from_fen("7k/K7/8/8/3Pp3/8/8/8 b - - 0 2").unwrap();
-    assert_eq!(black, without.color_flipped());
-    assert_eq!(set.probe(&black), Some(Value::win(27)));
-    let takes = Position::from_fen("8/8/8/8/8/2k5/8/r1R1K3 b - - 0 1").unwrap();
-    assert_eq!(set.probe(&takes), Some(Value::win(23)));
-    // Every KPvK value is what its moves give, exits into the shipped KQvK, KRvK, KBvK, KNvK included.
+    assert_eq!(value("7k/K7/8/8/3Pp3/8/8/8 b - - 0 2"), Value::win(27));
+    assert_eq!(value("8/8/8/8/8/2k5/8/r1R1K3 b - - 0 1"), Value::win(23));
+    let probed = |name: &str| Probed {
+        prober: Arc::clone(&prober),
+        index: TableIndex::new(Material::parse(name).unwrap()),
+    };
+    let mut set = TableSet::new();
+    for name in ["KQvK", "KRvK", "KBvK", "KNvK"] {
+        set.insert(Material::parse(name).unwrap(), Box::new(probed(name)));
+    }
     let kpk = Material::parse("KPvK").unwrap();
     let game = ChessGame::new(kpk, &set).unwrap();
-    let table: Arc<retro_probe::Table> = tables.table("chess", "KPvK").unwrap();
-    let checked =
-        retro_engine::certify(&game, PlayConvention::Normal, |i| table.probe(i).unwrap()).unwrap();
+    let table = probed("KPvK");
+    let checked = retro_engine::certify(&game, PlayConvention::Normal, |i| table.value(i)).unwrap();
     assert_eq!(checked, 62480 + 19184 + 35210 + 48802);
 }
 
@@ -143,7 +156,8 @@ fn shipped_wdl_files_are_no_larger_than_syzygys() {
 #[test]
 fn shipped_wdl_files_leave_stalemates_free_and_permute_their_digits() {
     use retro_probe::Layout;
-    let tables = retro_probe::Tables::open(shipped(), 16 << 20).unwrap();
+    let prober = Prober::open(&shipped(), 16 << 20).unwrap();
+    let tables = prober.tables().clone();
     let layouts = |name: &str| {
         let table = tables.table("chess", name).unwrap();
         let file = table.wdl_file();
@@ -165,7 +179,7 @@ fn shipped_wdl_files_leave_stalemates_free_and_permute_their_digits() {
             continue;
         };
         if pos.is_stalemate() {
-            assert_eq!(kqqk.probe(i).unwrap(), Some(Value::DRAW), "{}", pos.fen());
+            assert_eq!(prober.value(&pos).unwrap(), Value::DRAW, "{}", pos.fen());
             assert_eq!(
                 kqqk.probe_wdl_floor(i).unwrap(),
                 Outcome::Loss,
@@ -180,9 +194,10 @@ fn shipped_wdl_files_leave_stalemates_free_and_permute_their_digits() {
 
 /// The shipped WDL files hold floors (format version 6): a position whose captures or promotions reach its outcome,
 /// or a stalemate, may store a worse one. The prober searches those moves and looks for stalemate, so its outcome is
-/// the distance file's for every position of these tables (pawns, promotions, a symmetric table, captures into
+/// the exact value's for every position of these tables (pawns, promotions, a symmetric table, captures into
 /// tables of floors themselves, KQQvK whose draws are all stalemates and which stores one outcome a side to move,
-/// blocks stored with the index's digits in another order).
+/// blocks stored with the index's digits in another order): the distance file's where it stores the side to move,
+/// else the value a search of the moves finds in the side it stores.
 #[test]
 fn the_prober_completes_floors_to_the_distance_files_outcomes() {
     let prober = retro_chess::Prober::open(&shipped(), 64 << 20).unwrap();
@@ -199,15 +214,25 @@ fn the_prober_completes_floors_to_the_distance_files_outcomes() {
             let Some(pos) = index.position(i) else {
                 continue;
             };
-            let value = table.probe(i).unwrap().expect("a position, not a hole");
+            // The value from the distance file, or for the side it leaves out from a search of the moves.
+            let value = prober.value(&pos).unwrap();
             assert_eq!(
                 prober.wdl(&pos).unwrap(),
                 value.outcome(),
                 "{name} {}",
                 pos.fen()
             );
-            // `Table::probe_wdl` reads a file of floors through the distance file: exact too.
-            assert_eq!(table.probe_wdl(i).unwrap(), value.outcome());
+            // `Table::probe_wdl` reads a file of floors through the distance file: exact where it is stored.
+            match table.probe(i) {
+                Ok(stored) => {
+                    assert_eq!(stored, Some(value), "{name} {}", pos.fen());
+                    assert_eq!(table.probe_wdl(i).unwrap(), value.outcome());
+                }
+                Err(e) => {
+                    assert!(matches!(e.kind(), ErrorKind::NotStored { .. }), "{e}");
+                    assert!(table.probe_wdl(i).is_err());
+                }
+            }
             below += u64::from(table.probe_wdl_floor(i).unwrap() < value.outcome());
             positions += 1;
         }
