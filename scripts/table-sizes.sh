@@ -3,7 +3,7 @@
 # tablebases/chess/), and each WDL file against Syzygy's (the target: at most theirs, the set at most 0.8x). Works
 # for any directory of chess tables: TABLES=/work/all5/tables scripts/table-sizes.sh for the 5-man set.
 #
-#   scripts/table-sizes.sh              # generate --all 4 --compact into a fresh directory (a few minutes), then report
+#   scripts/table-sizes.sh              # generate --all 4 as shipped into a fresh directory (a few minutes), then report
 #   TABLES=/tmp/t4 scripts/table-sizes.sh   # report on tables already generated (DIR/chess/*.rwdl)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -13,8 +13,9 @@ cargo build --release -q -p retro
 retro=$target/release/retro
 if [[ -z ${TABLES:-} ]]; then
   TABLES=$(mktemp -d)
+  # The options of the shipped set (tablebases/chess).
   /usr/bin/time -f "generate --all 4: %e s wall, %M KB peak RSS" \
-    "$retro" generate chess --all 4 --out "$TABLES" --threads 2 --quiet --compact
+    "$retro" generate chess --all 4 --out "$TABLES" --threads 2 --quiet --compact --one-side --distance-block 16384
 fi
 # Sizes against Syzygy's published WDL files (games/chess/tests/data/syzygy-wdl-bytes.tsv); Syzygy names the stronger
 # side first, as retro does, but a few materials the other way round.
