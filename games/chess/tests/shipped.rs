@@ -93,7 +93,10 @@ fn shipped_tables_probe_and_certify() {
         "exd6 e.p."
     );
     // Black to move is read through the colour-flipped White-to-move position.
-    assert_eq!(value("7k/K7/8/8/3Pp3/8/8/8 b - - 0 2"), Value::win(27));
+    let black = Position::from_fen("7k/K7/8/8/3Pp3/8/8/8 b - - 0 2").unwrap();
+    let white = Position::from_fen("8/8/8/3pP3/8/8/k7/7K w - - 0 2").unwrap();
+    assert_eq!(black, white.color_flipped());
+    assert_eq!(prober.value(&black).unwrap(), Value::win(27));
     assert_eq!(value("8/8/8/8/8/2k5/8/r1R1K3 b - - 0 1"), Value::win(23));
     let probed = |name: &str| Probed {
         prober: Arc::clone(&prober),
