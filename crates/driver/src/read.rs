@@ -94,10 +94,10 @@ pub fn check_files(table: &Table) -> Result<u64> {
 }
 
 /// Checks that in a WDL file of floors every position stored below its value has exits that reach it, or is a
-/// terminal position, as a prober finds them, and that none is stored above it: `game` is the table's game, `value(i)` the value from the distance
-/// file (for the indices a distance file leaves out, found by search: [`check_files`] compares only the others, so
-/// a file without floors is compared here at those). Returns the number of positions stored below their value (0 for
-/// a file without floors).
+/// terminal position, as a prober finds them, and that none is stored above it: `game` is the table's game,
+/// `value(i)` the value from the distance file (for the indices a distance file leaves out, found by search:
+/// [`check_files`] compares only the others, so a file without floors is compared here at those). Returns the number
+/// of positions stored below their value (0 for a file without floors).
 pub fn check_floors<G: Game>(
     table: &Table,
     game: &G,

@@ -220,19 +220,21 @@ impl TableFile {
                     format::Permutation::parse(data, values).ok_or_else(|| {
                         self.bad_block(block, "digits that do not describe it".into())
                     })?;
-                // The codes in stored order, one a byte.
-                let stored: Box<[u8]> = match permutation.packing {
-                    1 => self.decompress(block, &data[len..], values)?,
-                    _ => {
-                        let packed = self.decompress(block, &data[len..], values.div_ceil(4))?;
-                        (0..values)
-                            .map(|k| (packed[k >> 2] >> ((k & 3) * 2)) & 3)
-                            .collect()
-                    }
+                // The codes in stored order, one or four a byte.
+                let one_a_byte = permutation.packing == 1;
+                let frame_len = if one_a_byte {
+                    values
+                } else {
+                    values.div_ceil(4)
                 };
+                let stored = self.decompress(block, &data[len..], frame_len)?;
                 let mut codes = vec![0u8; values];
                 format::for_each_permuted(&permutation.radices, &permutation.order, |from, to| {
-                    codes[to] = stored[from]
+                    codes[to] = if one_a_byte {
+                        stored[from]
+                    } else {
+                        (stored[from >> 2] >> ((from & 3) * 2)) & 3
+                    }
                 });
                 self.pack_wdl(block, &codes)
             }

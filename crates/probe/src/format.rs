@@ -334,48 +334,47 @@ impl Permutation {
         out
     }
 
+    /// The length in bytes of the description of `digits` digits: their count, radices and order, and the packing.
+    pub const fn len_of(digits: usize) -> usize {
+        2 + 5 * digits
+    }
+
     /// Reads the description at the start of `data` (a permuted block after its layout byte) for a block of
     /// `values` values, with its length in bytes; `None` when it does not describe the block (a digit count outside
     /// 2 to [`MAX_DIGITS`], a radix of 0, a product other than `values`, an order that is no permutation, a packing
     /// other than 1 and 4).
     pub fn parse(data: &[u8], values: usize) -> Option<(Permutation, usize)> {
         let d = usize::from(*data.first()?);
-        if !(2..=MAX_DIGITS).contains(&d) || data.len() < 2 + 5 * d {
+        if !(2..=MAX_DIGITS).contains(&d) || data.len() < Self::len_of(d) {
             return None;
         }
-        let (radices, order) = permuted_digits(&data[..1 + 5 * d], values)?;
+        let radices: Vec<u64> = data[1..1 + 4 * d]
+            .chunks_exact(4)
+            .map(|r| u64::from(u32::from_le_bytes(r.try_into().expect("4 bytes"))))
+            .collect();
+        let product = radices
+            .iter()
+            .try_fold(1u64, |p, &r| p.checked_mul(r).filter(|_| r > 0))?;
+        let order = data[1 + 4 * d..1 + 5 * d].to_vec();
+        let mut seen = [false; MAX_DIGITS];
+        for &digit in &order {
+            let seen = seen
+                .get_mut(usize::from(digit))
+                .filter(|_| usize::from(digit) < d)?;
+            if std::mem::replace(seen, true) {
+                return None;
+            }
+        }
         let packing = data[1 + 5 * d];
-        matches!(packing, 1 | 4).then_some((
+        (product == values as u64 && matches!(packing, 1 | 4)).then_some((
             Permutation {
                 radices,
                 order,
                 packing,
             },
-            2 + 5 * d,
+            Self::len_of(d),
         ))
     }
-}
-
-/// The radices and the order of a permuted block's digits (`data`: the digit count, radices and order).
-fn permuted_digits(data: &[u8], values: usize) -> Option<(Vec<u64>, Vec<u8>)> {
-    let d = usize::from(data[0]);
-    let radices: Vec<u64> = data[1..1 + 4 * d]
-        .chunks_exact(4)
-        .map(|r| u64::from(u32::from_le_bytes(r.try_into().expect("4 bytes"))))
-        .collect();
-    let order = data[1 + 4 * d..1 + 5 * d].to_vec();
-    let mut seen = [false; MAX_DIGITS];
-    for &digit in &order {
-        let seen = seen.get_mut(usize::from(digit))?;
-        if *seen || usize::from(digit) >= d {
-            return None;
-        }
-        *seen = true;
-    }
-    let product = radices
-        .iter()
-        .try_fold(1u64, |p, &r| p.checked_mul(r).filter(|_| r > 0))?;
-    (product == values as u64).then_some((radices, order))
 }
 
 /// The 2-bit code of an outcome in the WDL file.

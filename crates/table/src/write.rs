@@ -1113,7 +1113,7 @@ impl Squeezer {
         // digits.
         let prefix = match Layout::from_code(stored[0]) {
             Some(Layout::Transposed) => 5,
-            Some(Layout::Permuted) => 3 + 5 * usize::from(stored[1]),
+            Some(Layout::Permuted) => 1 + format::Permutation::len_of(usize::from(stored[1])),
             _ => 1,
         };
         let data = zstd::bulk::decompress(&stored[prefix..], capacity)?;

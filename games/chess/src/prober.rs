@@ -204,9 +204,9 @@ impl Prober {
 
     /// The outcome of a position without en-passant rights. A WDL file of floors (see
     /// [`Table::wdl_floors`]) stores a win exactly, and anything else as a floor that the captures and promotions
-    /// (the moves into other tables) may raise: they are searched, in the smaller tables, only then; and a loss
-    /// that they leave is a draw if the position is a stalemate (since format version 6 a stalemate may store a loss;
-    /// older files store its draw, which the test leaves as it is).
+    /// (the moves into other tables) may raise: they are searched, in the smaller tables, only then, with a look
+    /// for stalemate ([`look_one_ply`](Prober::look_one_ply); since format version 6 a stalemate may store a loss,
+    /// older files store its draw, which the look leaves as it is).
     fn stored_wdl(&self, pos: &Position) -> Result<Outcome, LookupError> {
         let Some((opened, index)) = self.locate(pos)? else {
             return Ok(Outcome::Draw);
@@ -216,8 +216,7 @@ impl Prober {
         if stored == Outcome::Win || !opened.table.wdl_floors() {
             return Ok(stored);
         }
-        match self.best_conversion(pos, stored) {
-            Ok(Outcome::Loss) if pos.is_stalemate() => Ok(Outcome::Draw),
+        match self.look_one_ply(pos, stored) {
             Ok(best) => Ok(best),
             // Without the smaller tables the distance file still knows the outcome (slower, but exact).
             Err(LookupError::Missing { .. }) => opened
@@ -229,8 +228,12 @@ impl Prober {
         }
     }
 
-    /// The better, for the side to move, of `floor` and the outcomes its captures and promotions reach.
-    fn best_conversion(&self, pos: &Position, floor: Outcome) -> Result<Outcome, LookupError> {
+    /// What looking one ply ahead finds from `floor` up (the prober's side of [`Game::best_exit`]): the better, for
+    /// the side to move, of `floor` and the outcomes its captures and promotions reach, and a draw if that leaves a
+    /// loss and the position is a stalemate (terminal: the rules give its value, with no table).
+    ///
+    /// [`Game::best_exit`]: retro_game::Game::best_exit
+    fn look_one_ply(&self, pos: &Position, floor: Outcome) -> Result<Outcome, LookupError> {
         let mut best = floor;
         let mut error = None;
         pos.visit_conversions(|m| {
@@ -245,6 +248,7 @@ impl Prober {
         });
         match error {
             Some(e) => Err(e),
+            None if best == Outcome::Loss && pos.is_stalemate() => Ok(Outcome::Draw),
             None => Ok(best),
         }
     }
