@@ -90,12 +90,15 @@ impl Summary {
 
 /// The state a position starts in, and what its moves revealed.
 pub(crate) struct Initial {
-    /// The first state of its cell; `None` when a known distance does not fit cells of this width.
+    /// The first state of its cell; `None` when it does not fit cells of this width: a known distance (of its value
+    /// or of its loss floor) too long for them, or off its parity for cells by parity.
     pub state: Option<State>,
     /// The position has more moves than the game's bound.
     pub too_many: bool,
     /// The position has an exit into a win for the opponent (so a loss of it may come later than its counter says).
     pub refuting: bool,
+    /// Its known distances (of its first state and its loss floor) follow their parity: wins odd, losses even.
+    pub on_parity: bool,
     /// The best outcome its exits reach for its side to move, or its own for a terminal position (a loss when it
     /// has neither, or is a hole): [`Game::best_exit`](retro_game::Game::best_exit).
     pub best_exit: Outcome,
@@ -105,7 +108,8 @@ pub(crate) struct Initial {
 #[derive(Default)]
 pub(crate) struct Findings {
     too_many: AtomicBool,
-    too_deep: AtomicBool,
+    misfit: AtomicBool,
+    off_parity: AtomicBool,
     refuting: AtomicBool,
 }
 
@@ -119,25 +123,34 @@ impl Findings {
             self.refuting.store(true, Ordering::Relaxed);
         }
         if initial.state.is_none() {
-            self.too_deep.store(true, Ordering::Relaxed);
+            self.misfit.store(true, Ordering::Relaxed);
+            if !initial.on_parity {
+                self.off_parity.store(true, Ordering::Relaxed);
+            }
         }
         initial.state
     }
 
-    /// `Ok(true)` when every position was initialised, `Ok(false)` when a distance needs wider cells, an error when
-    /// the game broke its bound on moves.
+    /// `Ok(true)` when every position was initialised, `Ok(false)` when a state needs other cells (see
+    /// [`off_parity`](Self::off_parity)), an error when the game broke its bound on moves.
     pub fn fits(&self, max_moves: u64) -> Result<bool, EngineError> {
         if self.too_many.load(Ordering::Relaxed) {
             return Err(EngineError::GameContract(format!(
                 "a position has more moves than the game's bound of {max_moves}"
             )));
         }
-        Ok(!self.too_deep.load(Ordering::Relaxed))
+        Ok(!self.misfit.load(Ordering::Relaxed))
     }
 
-    /// Whether some position's known distance does not fit cells of this width.
-    pub fn too_deep(&self) -> bool {
-        self.too_deep.load(Ordering::Relaxed)
+    /// Whether some position's state does not fit cells of this width.
+    pub fn misfit(&self) -> bool {
+        self.misfit.load(Ordering::Relaxed)
+    }
+
+    /// Whether a state that did not fit was off its parity: cells storing plain distances may hold it (else it was
+    /// too deep, and wider cells are needed).
+    pub fn off_parity(&self) -> bool {
+        self.off_parity.load(Ordering::Relaxed)
     }
 
     /// Whether some position has an exit into a win for the opponent.
@@ -158,6 +171,7 @@ pub(crate) fn initial<G: Game, W: Width>(
         state: None,
         too_many: s.moves > max_moves,
         refuting: s.refuting_exit,
+        on_parity: true,
         best_exit: if s.exit_win.is_some() {
             Outcome::Win
         } else if s.drawing_exit {
@@ -198,12 +212,10 @@ pub(crate) fn initial<G: Game, W: Width>(
             }
         },
     };
-    let plies = match tentative {
-        State::Won(p) | State::Lost(p) => p,
-        _ => 0,
-    };
     // A loss floor is needed later, when the counter empties: it too must fit.
-    if plies.max(s.loss_floor) <= W::MAX_PLIES {
+    let floor = State::Lost(s.loss_floor);
+    initial.on_parity = tentative.on_parity() && floor.on_parity();
+    if W::holds(tentative) && W::holds(floor) {
         initial.state = Some(tentative);
     }
     initial

@@ -160,12 +160,9 @@ pub fn estimate<G: Game>(game: &G, options: &SolveOptions) -> Result<Estimate, E
     let size = game.size();
     usize::try_from(size).map_err(|_| EngineError::TooLarge(size))?;
     let budget = options.memory.unwrap_or_else(memory::default_budget);
-    let bits = solve::start_bits(game.max_moves(), game.longest_exit())?;
-    let peak = solve::in_memory_peak(
-        size,
-        bits,
-        solve::schedule_estimate(game, options.convention),
-    );
+    let sample = solve::Sample::of(game, options.convention);
+    let bits = solve::start_width(game.max_moves(), game.longest_exit(), sample.by_parity)?.bits();
+    let peak = solve::in_memory_peak(size, bits, sample.schedule);
     let in_memory_bytes = peak + solve::best_exit_bytes(size, options, peak, budget);
     let sliced = options.work_dir.is_some() || in_memory_bytes > budget;
     let (slices, scratch_bytes) = if sliced {

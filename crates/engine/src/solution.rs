@@ -3,7 +3,7 @@
 use rayon::prelude::*;
 use retro_game::{Index, Value};
 
-use crate::cell::{Cells, State, W8, W16, W32, Width};
+use crate::cell::{Cells, P8, State, W8, W16, W32, Width};
 use crate::exits::BestExits;
 
 /// Totals of a solved table.
@@ -41,6 +41,7 @@ pub struct Report {
 }
 
 pub(crate) enum SolvedCells {
+    P8(Cells<P8>),
     W8(Cells<W8>),
     W16(Cells<W16>),
     W32(Cells<W32>),
@@ -48,7 +49,7 @@ pub(crate) enum SolvedCells {
 
 /// The value of every index of a game.
 pub struct Solution {
-    cells: SolvedCells,
+    pub(crate) cells: SolvedCells,
     stats: Stats,
     report: Report,
     best_exits: Option<BestExits>,
@@ -57,6 +58,7 @@ pub struct Solution {
 impl Solution {
     pub(crate) fn new(cells: SolvedCells, generations: u32) -> Solution {
         let mut stats = match &cells {
+            SolvedCells::P8(c) => count(c),
             SolvedCells::W8(c) => count(c),
             SolvedCells::W16(c) => count(c),
             SolvedCells::W32(c) => count(c),
@@ -72,6 +74,7 @@ impl Solution {
 
     pub fn size(&self) -> Index {
         match &self.cells {
+            SolvedCells::P8(c) => c.len() as Index,
             SolvedCells::W8(c) => c.len() as Index,
             SolvedCells::W16(c) => c.len() as Index,
             SolvedCells::W32(c) => c.len() as Index,
@@ -83,6 +86,7 @@ impl Solution {
     pub fn value(&self, index: Index) -> Option<Value> {
         let i = index as usize;
         match &self.cells {
+            SolvedCells::P8(c) => c.value(i),
             SolvedCells::W8(c) => c.value(i),
             SolvedCells::W16(c) => c.value(i),
             SolvedCells::W32(c) => c.value(i),

@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use rayon::prelude::*;
 use retro_game::{Game, PlayConvention};
 
-use crate::cell::{Cells, State, W8, W16, W32, Width};
+use crate::cell::{CellWidth, Cells, P8, State, W8, W16, W32, Width};
 use crate::exits::BestExits;
 use crate::frontier::Frontier;
 use crate::kernel::{Effect, Findings, Refuters, initial, update};
@@ -40,12 +40,13 @@ pub fn solve<G: Game>(
     let size = game.size();
     usize::try_from(size).map_err(|_| EngineError::TooLarge(size))?;
     let budget = options.memory.unwrap_or_else(crate::memory::default_budget);
-    let bits = start_bits(game.max_moves(), game.longest_exit())?;
+    let sample = Sample::of(game, options.convention);
+    let width = start_width(game.max_moves(), game.longest_exit(), sample.by_parity)?;
     if let Some(dir) = &options.work_dir {
-        return crate::sliced::solve(game, options, dir, budget, bits, progress);
+        return crate::sliced::solve(game, options, dir, budget, width, progress);
     }
-    let schedule = schedule_estimate(game, options.convention);
-    let needed = in_memory_peak(size, bits, schedule);
+    let schedule = sample.schedule;
+    let needed = in_memory_peak(size, width.bits(), schedule);
     if needed > budget {
         return Err(EngineError::NeedsWorkDir { needed, budget });
     }
@@ -59,27 +60,35 @@ pub fn solve<G: Game>(
         schedule,
         best_exits: exit_bytes > 0,
     };
-    match bits {
-        8 => context.start::<W8>(),
-        16 => context.start::<W16>(),
-        _ => context.start::<W32>(),
+    match width {
+        CellWidth::P8 => context.start::<P8>(),
+        // In memory, plain bytes give way to 16-bit cells (see `cell`).
+        CellWidth::W8 | CellWidth::W16 => context.start::<W16>(),
+        CellWidth::W32 => context.start::<W32>(),
     }
 }
 
 /// The width of the first cells: the narrowest whose counter holds every move of a position, plus the unit that an
-/// exit to a draw adds, and whose distances hold a win through the longest exit.
-pub(crate) fn start_bits(max_moves: u64, longest_exit: u32) -> Result<u32, EngineError> {
+/// exit to a draw adds, and whose distances hold a win through the longest exit: bytes by parity when the game's
+/// distances look like following it (`by_parity`, see [`Sample`]), else plain bytes.
+pub(crate) fn start_width(
+    max_moves: u64,
+    longest_exit: u32,
+    by_parity: bool,
+) -> Result<CellWidth, EngineError> {
     let counter = max_moves.saturating_add(1);
     let plies = longest_exit.saturating_add(1);
     let fits =
         |max_count: u32, max_plies: u32| counter <= u64::from(max_count) && plies <= max_plies;
-    if fits(W8::MAX_COUNT, W8::MAX_PLIES) {
-        Ok(8)
+    if by_parity && fits(P8::MAX_COUNT, P8::MAX_PLIES) {
+        Ok(CellWidth::P8)
+    } else if !by_parity && fits(W8::MAX_COUNT, W8::MAX_PLIES) {
+        Ok(CellWidth::W8)
     } else if fits(W16::MAX_COUNT, W16::MAX_PLIES) {
-        Ok(16)
+        Ok(CellWidth::W16)
     } else if counter <= u64::from(W32::MAX_COUNT) {
         // The widest cells are tried even for a longer exit: the engine reports it too deep if it is.
-        Ok(32)
+        Ok(CellWidth::W32)
     } else {
         Err(EngineError::TooManyMoves(max_moves))
     }
@@ -97,15 +106,15 @@ pub(crate) fn footprint(size: u64, bits: u32) -> u64 {
 const WIDEN_BAND: usize = 1 << 24;
 
 /// The widest cells an in-memory build starting with cells of `bits` bits is expected to reach. Eight-bit cells hold
-/// distances up to 63 plies only, which many tables pass (every five-man chess table with a long mate), so they are
-/// counted widened once; sixteen-bit cells hold 16 382 plies, which no table seen so far approaches: a build that
+/// distances up to 126 plies by parity (63 plain), which some tables pass (five-man chess tables with the longest
+/// mates), so they are counted widened once; sixteen-bit cells hold 16 382 plies, which no table seen so far approaches: a build that
 /// goes further checks the budget again before it widens (see `Context::run`).
 fn expected_bits(bits: u32) -> u32 {
     bits.max(16)
 }
 
 /// The bytes the in-memory engine is expected to take at its peak for `size` indices, starting with cells of `bits`
-/// bits and with `schedule` bytes scheduled ([`schedule_estimate`]): the arrays at the width they are expected to
+/// bits and with `schedule` bytes scheduled ([`Sample`]): the arrays at the width they are expected to
 /// reach ([`expected_bits`]), the band of narrow cells held while they widen, and the schedule. Both the choice
 /// between memory and slices and [`crate::estimate`] use it.
 pub(crate) fn in_memory_peak(size: u64, bits: u32, schedule: u64) -> u64 {
@@ -140,53 +149,77 @@ pub(crate) fn best_exit_bytes(
     }
 }
 
-/// Positions sampled by [`schedule_estimate`].
+/// Positions sampled by [`Sample::of`].
 const SCHEDULE_SAMPLES: u64 = 1 << 14;
 
-/// The bytes the schedule is expected to take after initialisation: a sample of indices finds the share of
-/// positions valued ahead of their generation (a win through an exit, a terminal value, a loss held up by an exit)
-/// and their generations; each generation's entries take the varint of their mean gap ([`bucket_bytes`]), and a
-/// quarter more covers the segments left part-filled. A six-man chess table schedules over a billion wins through
-/// captures: gigabytes that the footprint of the arrays alone misses. The sample is the same on every run, so the
-/// choice between memory and slices is too.
-pub(crate) fn schedule_estimate<G: Game>(game: &G, convention: PlayConvention) -> u64 {
-    let size = game.size();
-    if size == 0 {
-        return 0;
-    }
-    let samples = SCHEDULE_SAMPLES.min(size);
-    let max_moves = game.max_moves();
-    let stretch = size / samples;
-    let by_generation: BTreeMap<u32, u64> = (0..samples)
-        .into_par_iter()
-        .fold(BTreeMap::new, |mut found, k| {
-            // Spread over the whole index space, each sample at a scrambled offset within its stretch.
-            let offset = (k.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) % stretch.max(1);
-            let index = (k * stretch + offset).min(size - 1);
-            if let Some(State::Won(p) | State::Lost(p)) =
-                initial::<G, W32>(game, convention, index, max_moves).state
-                && p > 0
-            {
-                *found.entry(p).or_insert(0u64) += 1;
-            }
-            found
-        })
-        .reduce(BTreeMap::new, |mut a, b| {
-            for (p, n) in b {
-                *a.entry(p).or_insert(0) += n;
-            }
-            a
-        });
-    let bytes: u64 = by_generation
-        .values()
-        .map(|&n| {
-            bucket_bytes(
-                (size as u128 * u128::from(n) / u128::from(samples)) as u64,
-                size,
+/// What a sample of a game's positions, taken before a build starts, says of it.
+pub(crate) struct Sample {
+    /// The bytes the schedule is expected to take after initialisation: the share of positions valued ahead of
+    /// their generation (a win through an exit, a terminal value, a loss held up by an exit) and their generations;
+    /// each generation's entries take the varint of their mean gap ([`bucket_bytes`]), and a quarter more covers the
+    /// segments left part-filled. A six-man chess table schedules over a billion wins through captures: gigabytes
+    /// that the footprint of the arrays alone misses.
+    pub schedule: u64,
+    /// Whether the game's distances look like following their parity: a position without moves loses in 0 plies
+    /// and every sampled distance does (see [`State::on_parity`]). The build then starts in cells by parity, and
+    /// starts over in cells of plain distances if its first pass finds a position that does not.
+    pub by_parity: bool,
+}
+
+impl Sample {
+    /// Samples `game`. The sample is the same on every run, so the choices it makes are too.
+    pub(crate) fn of<G: Game>(game: &G, convention: PlayConvention) -> Sample {
+        let size = game.size();
+        let no_move_on_parity = convention.no_move_value() == retro_game::Value::loss(0);
+        if size == 0 {
+            return Sample {
+                schedule: 0,
+                by_parity: no_move_on_parity,
+            };
+        }
+        let samples = SCHEDULE_SAMPLES.min(size);
+        let max_moves = game.max_moves();
+        let stretch = size / samples;
+        let (by_generation, on_parity): (BTreeMap<u32, u64>, bool) = (0..samples)
+            .into_par_iter()
+            .fold(
+                || (BTreeMap::new(), true),
+                |(mut found, on_parity), k| {
+                    // Spread over the whole index space, each sample at a scrambled offset within its stretch.
+                    let offset = (k.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) % stretch.max(1);
+                    let index = (k * stretch + offset).min(size - 1);
+                    let initial = initial::<G, W32>(game, convention, index, max_moves);
+                    if let Some(State::Won(p) | State::Lost(p)) = initial.state
+                        && p > 0
+                    {
+                        *found.entry(p).or_insert(0u64) += 1;
+                    }
+                    (found, on_parity && initial.on_parity)
+                },
             )
-        })
-        .sum();
-    bytes.saturating_add(bytes / 4)
+            .reduce(
+                || (BTreeMap::new(), true),
+                |(mut a, a_on), (b, b_on)| {
+                    for (p, n) in b {
+                        *a.entry(p).or_insert(0) += n;
+                    }
+                    (a, a_on && b_on)
+                },
+            );
+        let bytes: u64 = by_generation
+            .values()
+            .map(|&n| {
+                bucket_bytes(
+                    (size as u128 * u128::from(n) / u128::from(samples)) as u64,
+                    size,
+                )
+            })
+            .sum();
+        Sample {
+            schedule: bytes.saturating_add(bytes / 4),
+            by_parity: no_move_on_parity && on_parity,
+        }
+    }
 }
 
 struct Context<'a, G> {
@@ -196,7 +229,7 @@ struct Context<'a, G> {
     progress: &'a (dyn Fn(&Progress) + Sync),
     /// The memory budget, checked again before cells widen beyond what [`in_memory_peak`] counted.
     budget: u64,
-    /// The schedule's expected bytes ([`schedule_estimate`]).
+    /// The schedule's expected bytes ([`Sample::schedule`]).
     schedule: u64,
     /// Whether to keep the best outcome of every position's exits.
     best_exits: bool,
@@ -219,7 +252,8 @@ struct Run<W: Width> {
 }
 
 impl<G: Game> Context<'_, G> {
-    /// Initialises cells of width `W` and runs; restarts wider if an exit's distance does not fit.
+    /// Initialises cells of width `W` and runs; restarts wider if a state does not fit (an exit's distance too long
+    /// for them, or off its parity in cells by parity).
     fn start<W: Width>(&self) -> Result<Solution, EngineError> {
         match self.initialise::<W>()? {
             Some(run) => self.run(run),
@@ -266,8 +300,8 @@ impl<G: Game> Context<'_, G> {
             .fold(Schedule::default, |mut schedule, chunk| {
                 let mut zero = 0u64;
                 let start = chunk * INIT_CHUNK;
-                // Once a distance is known not to fit, this pass is thrown away for wider cells: stop it.
-                if findings.too_deep() {
+                // Once a state is known not to fit, this pass is thrown away for other cells: stop it.
+                if findings.misfit() {
                     return schedule;
                 }
                 for index in start..(start + INIT_CHUNK).min(size) {
@@ -470,19 +504,19 @@ mod tests {
             size: 1 << 20,
             exits: false,
         };
-        assert_eq!(schedule_estimate(&plain, convention), 0);
+        assert_eq!(Sample::of(&plain, convention).schedule, 0);
         // Every position wins in 4 through its exit: one generation of consecutive entries, a byte each, and a
         // quarter more for part-filled segments.
         let exits = Row {
             size: 1 << 20,
             exits: true,
         };
-        assert_eq!(schedule_estimate(&exits, convention), (1 << 20) * 5 / 4);
+        assert_eq!(Sample::of(&exits, convention).schedule, (1 << 20) * 5 / 4);
         let small = Row {
             size: 10,
             exits: true,
         };
-        assert_eq!(schedule_estimate(&small, convention), 12);
+        assert_eq!(Sample::of(&small, convention).schedule, 12);
     }
 
     #[test]
@@ -525,17 +559,119 @@ mod tests {
         );
     }
 
+    /// Chains of 16 positions, each moving to the next, the last of each without a move; one position, `odd`, also
+    /// has an exit into a loss in 3 plies, which wins it in 4: an even win, off parity, that the sample misses.
+    struct Chains {
+        odd: u64,
+    }
+
+    const CHAINS_SIZE: u64 = 1 << 20;
+
+    impl Game for Chains {
+        fn size(&self) -> u64 {
+            CHAINS_SIZE
+        }
+        fn max_moves(&self) -> u64 {
+            2
+        }
+        fn expand<F: FnMut(retro_game::Move)>(&self, index: u64, mut visit: F) -> Node {
+            if index % 16 != 15 {
+                visit(retro_game::Move::To(index + 1));
+            }
+            if index == self.odd {
+                visit(retro_game::Move::Exit(retro_game::Value::loss(3)));
+            }
+            Node::Playable
+        }
+        fn unmoves<F: FnMut(u64)>(&self, index: u64, mut visit: F) {
+            if !index.is_multiple_of(16) {
+                visit(index - 1);
+            }
+        }
+    }
+
+    /// The values of [`Chains`], walked back along each chain.
+    fn chain_values(game: &Chains) -> Vec<retro_game::Value> {
+        use retro_game::Value;
+        let mut values = vec![Value::DRAW; CHAINS_SIZE as usize];
+        for i in (0..CHAINS_SIZE).rev() {
+            let next = (i % 16 != 15).then(|| values[i as usize + 1]);
+            let exit = (i == game.odd).then(|| Value::loss(3));
+            let best = next
+                .into_iter()
+                .chain(exit)
+                .map(|v| v.back())
+                .max_by(|a, b| a.preference(*b));
+            values[i as usize] = best.unwrap_or(Value::loss(0));
+        }
+        values
+    }
+
+    #[test]
+    fn cells_by_parity_give_way_to_wider_ones_when_a_distance_does_not_follow_its_parity() {
+        use retro_game::Value;
+        let convention = PlayConvention::Normal;
+        let even = Chains { odd: u64::MAX };
+        assert!(Sample::of(&even, convention).by_parity);
+        let solved = crate::solve(&even, &Default::default()).unwrap();
+        assert!(matches!(solved.cells, crate::solution::SolvedCells::P8(_)));
+        assert_eq!(solved.value(0), Some(Value::win(15)));
+        // Misère play: a position without a move wins in 0 plies, so the cells are plain from the start.
+        assert!(!Sample::of(&even, PlayConvention::Misere).by_parity);
+
+        let odd = Chains {
+            odd: 1000 * 64 + 37,
+        };
+        assert!(
+            Sample::of(&odd, convention).by_parity,
+            "the sample saw the odd exit: pick another"
+        );
+        let expected = chain_values(&odd);
+        assert_eq!(expected[odd.odd as usize], Value::win(4));
+        assert_eq!(expected[odd.odd as usize - 1], Value::loss(5));
+        let solved = crate::solve(&odd, &Default::default()).unwrap();
+        assert!(matches!(solved.cells, crate::solution::SolvedCells::W16(_)));
+        let work = tempfile::tempdir().unwrap();
+        let options = crate::SolveOptions {
+            work_dir: Some(work.path().to_owned()),
+            memory: Some(1 << 18),
+            testing: crate::Testing {
+                skip_sync: true,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let sliced = crate::solve(&odd, &options).unwrap();
+        assert!(sliced.report().slices > 1);
+        // Out of core, plain bytes hold its distances.
+        assert!(matches!(sliced.cells, crate::solution::SolvedCells::W8(_)));
+        for i in 0..CHAINS_SIZE {
+            assert_eq!(solved.value(i), Some(expected[i as usize]), "index {i}");
+            assert_eq!(
+                sliced.value(i),
+                Some(expected[i as usize]),
+                "index {i}, out of core"
+            );
+        }
+    }
+
     #[test]
     fn first_cells_hold_every_counter_and_the_longest_exit() {
-        // Eight-bit cells count up to 126 moves and hold distances up to 63 plies.
-        assert_eq!(start_bits(20, 0).unwrap(), 8);
-        assert_eq!(start_bits(20, 62).unwrap(), 8);
+        let plain = |moves, exit| start_width(moves, exit, false).unwrap();
+        let by_parity = |moves, exit| start_width(moves, exit, true).unwrap();
+        // Eight-bit cells count up to 126 moves and hold distances up to 63 plies, or 126 by parity.
+        assert_eq!(plain(20, 0), CellWidth::W8);
+        assert_eq!(plain(20, 62), CellWidth::W8);
         // A win through an exit lost in 63 plies takes 64.
-        assert_eq!(start_bits(20, 63).unwrap(), 16);
-        assert_eq!(start_bits(126, 0).unwrap(), 16);
-        assert_eq!(start_bits(20, 16_382).unwrap(), 16);
-        assert_eq!(start_bits(20, 16_383).unwrap(), 32);
-        assert_eq!(start_bits(100_000, 0).unwrap(), 32);
-        assert!(start_bits(u64::MAX, 0).is_err());
+        assert_eq!(plain(20, 63), CellWidth::W16);
+        assert_eq!(by_parity(20, 0), CellWidth::P8);
+        assert_eq!(by_parity(20, 125), CellWidth::P8);
+        assert_eq!(by_parity(20, 126), CellWidth::W16);
+        assert_eq!(plain(126, 0), CellWidth::W16);
+        assert_eq!(by_parity(126, 0), CellWidth::W16);
+        assert_eq!(plain(20, 16_382), CellWidth::W16);
+        assert_eq!(plain(20, 16_383), CellWidth::W32);
+        assert_eq!(by_parity(100_000, 0), CellWidth::W32);
+        assert!(start_width(u64::MAX, 0, false).is_err());
     }
 }

@@ -8,8 +8,18 @@ use std::path::Path;
 
 use common::{Entry, ListGame, Rng, random_game, random_graph};
 use retro_engine::{
-    EngineError, Move, PlayConvention, Solution, SolveOptions, Testing, Value, certify, solve,
+    EngineError, Move, PlayConvention, Solution, SolveOptions, Stats, Testing, Value, certify,
+    solve,
 };
+
+/// A solution's totals but its cell width: out of core, a game whose distances do not follow their parity is built
+/// in plain bytes, and in memory in 16-bit cells.
+fn table_stats(solution: &Solution) -> Stats {
+    Stats {
+        cell_bytes: 0,
+        ..solution.stats().clone()
+    }
+}
 
 fn all_values(s: &Solution) -> Vec<Option<Value>> {
     (0..s.size()).map(|i| s.value(i)).collect()
@@ -66,7 +76,11 @@ fn check_many(seed: u64, games: usize, partizan: bool, with_exits: bool) {
                 all_values(&expected),
                 "case {case} ({convention:?}), game {game:?}"
             );
-            assert_eq!(solution.stats(), expected.stats(), "case {case}");
+            assert_eq!(
+                table_stats(&solution),
+                table_stats(&expected),
+                "case {case}"
+            );
             if solution.report().slices > 1 {
                 sliced_builds += 1;
             }
@@ -104,7 +118,7 @@ fn a_larger_graph_gives_the_same_values_totals_and_a_certificate() {
     let dir = tempfile::tempdir().unwrap();
     let solution = solve(&game, &sliced(dir.path(), 2000, PlayConvention::Normal)).unwrap();
     assert!(all_values(&solution) == all_values(&expected));
-    assert_eq!(solution.stats(), expected.stats());
+    assert_eq!(table_stats(&solution), table_stats(&expected));
     let report = solution.report();
     // An eighth of the budget for one slice of one-byte cells: 128 indices (of which about 10 slices stay resident).
     assert_eq!(report.slice_positions, 128);
@@ -219,7 +233,11 @@ fn generations_walked_in_small_rounds_give_the_in_memory_values() {
             all_values(&solution) == all_values(&expected),
             "case {case}, rounds of {round} bytes"
         );
-        assert_eq!(solution.stats(), expected.stats(), "case {case}");
+        assert_eq!(
+            table_stats(&solution),
+            table_stats(&expected),
+            "case {case}"
+        );
     }
     assert!(total_crashes > 50, "only {total_crashes} crashes");
 }
@@ -244,7 +262,11 @@ fn builds_interrupted_at_random_steps_resume_to_the_same_values() {
             all_values(&solution) == all_values(&expected),
             "case {case}"
         );
-        assert_eq!(solution.stats(), expected.stats(), "case {case}");
+        assert_eq!(
+            table_stats(&solution),
+            table_stats(&expected),
+            "case {case}"
+        );
         if crashes > 0 {
             assert!(solution.report().resumed_at.is_some() || solution.report().checkpoints > 0);
         }
@@ -275,7 +297,11 @@ fn builds_with_more_slices_than_resident_slots_resume_to_the_same_values() {
             all_values(&solution) == all_values(&expected),
             "case {case}"
         );
-        assert_eq!(solution.stats(), expected.stats(), "case {case}");
+        assert_eq!(
+            table_stats(&solution),
+            table_stats(&expected),
+            "case {case}"
+        );
     }
     assert!(total_crashes > 40, "only {total_crashes} crashes");
 }

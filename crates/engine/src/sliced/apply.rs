@@ -15,7 +15,9 @@ pub(super) fn write_due<W: Width>(
     if g > W::MAX_PLIES {
         return Ok(());
     }
-    let (won, lost) = (W::won(g), W::lost(g));
+    // Cells by parity hold only one of the two: a win in `g` plies if `g` is odd, else a loss.
+    let raw_of = |state: State| W::holds(state).then(|| W::encode(state));
+    let (won, lost) = (raw_of(State::Won(g)), raw_of(State::Lost(g)));
     pub(super) const BLOCK: usize = 64 * TASK;
     for block in (0..len).step_by(BLOCK) {
         let end = (block + BLOCK).min(len);
@@ -26,7 +28,7 @@ pub(super) fn write_due<W: Width>(
             .map(|start| {
                 let mut found = Vec::new();
                 for offset in start..(start + TASK).min(end) {
-                    let raw = cells.raw(offset);
+                    let raw = Some(cells.raw(offset));
                     if raw == won || raw == lost {
                         found.push((base + offset as u64) << 1 | u64::from(raw == won));
                     }

@@ -8,8 +8,8 @@ use super::*;
 pub(super) struct Checkpoint {
     pub(super) fingerprint: u64,
     pub(super) size: u64,
-    /// Cell width in bits.
-    pub(super) bits: u32,
+    /// The cells' width.
+    pub(super) width: CellWidth,
     /// Slices hold `1 << shift` indices.
     pub(super) shift: u32,
     pub(super) generation: u32,
@@ -74,7 +74,7 @@ impl Checkpoint {
              resolved {}\nrefuting {}\nepoch {}\ncells",
             self.fingerprint,
             self.size,
-            self.bits,
+            self.width.label(),
             self.shift,
             self.generation,
             self.frontier_tag,
@@ -181,7 +181,8 @@ impl Checkpoint {
         let checkpoint = Checkpoint {
             fingerprint,
             size: num("size", 0)?,
-            bits: num("bits", 0)? as u32,
+            width: CellWidth::from_label(word("bits", 0)?)
+                .ok_or("the manifest's bits are malformed")?,
             shift: num("shift", 0)? as u32,
             generation: num("generation", 0)? as u32,
             frontier_tag: num("frontier", 0)?,
@@ -199,8 +200,7 @@ impl Checkpoint {
         } else {
             Some(checkpoint.size.div_ceil(1 << checkpoint.shift))
         };
-        if ![8, 16, 32].contains(&checkpoint.bits)
-            || slices_needed != Some(checkpoint.cell_tags.len() as u64)
+        if slices_needed != Some(checkpoint.cell_tags.len() as u64)
             || checkpoint.cell_lengths.len() != checkpoint.cell_tags.len()
         {
             return Err("the manifest's slices do not cover the table".into());

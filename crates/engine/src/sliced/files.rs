@@ -191,7 +191,7 @@ impl<G: Game> Sliced<'_, G> {
         bytes: &[u8],
     ) -> io::Result<()> {
         let mut out = self.create(&cells_name(slice, tag))?;
-        let length = packed::write(&mut out, bytes, state.bits as usize / 8)?;
+        let length = packed::write(&mut out, bytes, state.width.bits() as usize / 8)?;
         release_cache(&out.file, length);
         self.report.bytes_written += length;
         state.cell_tags[slice] = tag;
@@ -208,7 +208,7 @@ impl<G: Game> Sliced<'_, G> {
     ) -> io::Result<()> {
         let name = cells_name(slice, state.cell_tags[slice]);
         let mut file = File::open(self.path(&name))?;
-        let read = packed::read(&mut file, bytes, state.bits as usize / 8)
+        let read = packed::read(&mut file, bytes, state.width.bits() as usize / 8)
             .map_err(|e| io::Error::new(e.kind(), format!("{name}: {e}")))?;
         self.report.bytes_read += read;
         Ok(())

@@ -53,7 +53,7 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 use retro_game::{Game, Move, Node, PlayConvention};
 
-use crate::cell::{Cells, State, W8, W16, W32, Width};
+use crate::cell::{CellWidth, Cells, P8, State, W8, W16, W32, Width};
 use crate::kernel::{Effect, Findings, Refuters, initial, update};
 use crate::mapped::Backing;
 use crate::packed;
@@ -80,7 +80,7 @@ const MANIFEST: &str = "retro-engine-manifest";
 const REFUTERS: &str = "retro-engine-refuters";
 /// The finished cells, all slices in order (its name is removed as soon as it is open).
 const SOLUTION: &str = "retro-engine-solution";
-const MANIFEST_VERSION: &str = "retro-engine checkpoint 2";
+const MANIFEST_VERSION: &str = "retro-engine checkpoint 3";
 /// The fewest indices in a slice.
 const MIN_SLICE_SHIFT: u32 = 2;
 /// The most indices in a slice: a bucket entry holds an offset in 31 bits.
@@ -103,10 +103,10 @@ pub fn solve<G: Game>(
     options: &SolveOptions,
     dir: &Path,
     budget: u64,
-    bits: u32,
+    width: CellWidth,
     progress: &(dyn Fn(&Progress) + Sync),
 ) -> Result<Solution, EngineError> {
-    solve_in(game, options, dir, budget, bits, progress).map_err(|e| match e {
+    solve_in(game, options, dir, budget, width, progress).map_err(|e| match e {
         EngineError::Io(io) if io.raw_os_error() == Some(libc::ENOSPC) => {
             EngineError::DiskFull(dir.to_owned())
         }
@@ -119,7 +119,7 @@ fn solve_in<G: Game>(
     options: &SolveOptions,
     dir: &Path,
     budget: u64,
-    bits: u32,
+    width: CellWidth,
     progress: &(dyn Fn(&Progress) + Sync),
 ) -> Result<Solution, EngineError> {
     fs::create_dir_all(dir)?;
@@ -176,7 +176,7 @@ fn solve_in<G: Game>(
     let state = match resumed {
         Some(state) => state,
         None => {
-            let needed = disk_estimate(game.size(), bits, budget);
+            let needed = disk_estimate(game.size(), width.bits(), budget);
             let available = match options.testing.free_space {
                 Some(free) => free,
                 None => free_space(dir)?,
@@ -188,7 +188,7 @@ fn solve_in<G: Game>(
                     available,
                 });
             }
-            sliced.start(bits, fingerprint)?
+            sliced.start(width, fingerprint)?
         }
     };
     sliced.dispatch(state)
@@ -260,6 +260,11 @@ struct Sliced<'a, G> {
     last_commit_cost: Duration,
 }
 
+/// Why a first pass stopped: a state its cells cannot hold, off its parity (plain bytes may hold it) or too deep.
+struct Misfit {
+    off_parity: bool,
+}
+
 impl<G: Game> Sliced<'_, G> {
     /// Counts a step of work; the test hook stops the build here as a crash would.
     fn step(&mut self) -> Result<(), EngineError> {
@@ -274,38 +279,43 @@ impl<G: Game> Sliced<'_, G> {
         self.dir.join(name)
     }
 
-    fn start(&mut self, bits: u32, fingerprint: u64) -> Result<Checkpoint, EngineError> {
-        let started = match bits {
-            8 => self.initialise::<W8>(fingerprint)?,
-            16 => self.initialise::<W16>(fingerprint)?,
-            _ => self.initialise::<W32>(fingerprint)?,
+    /// Initialises cells of `width`; starts over in plain bytes if a distance does not follow its parity in cells
+    /// by parity, wider if it is too long for them.
+    fn start(&mut self, width: CellWidth, fingerprint: u64) -> Result<Checkpoint, EngineError> {
+        let started = match width {
+            CellWidth::P8 => self.initialise::<P8>(fingerprint)?,
+            CellWidth::W8 => self.initialise::<W8>(fingerprint)?,
+            CellWidth::W16 => self.initialise::<W16>(fingerprint)?,
+            CellWidth::W32 => self.initialise::<W32>(fingerprint)?,
         };
-        match started {
-            Some(state) => Ok(state),
-            None if bits < 32 => {
-                self.remove_files(|_| true)?;
-                self.start(bits * 2, fingerprint)
-            }
-            None => Err(EngineError::TooDeep),
-        }
+        let other = match (started, width) {
+            (Ok(state), _) => return Ok(state),
+            (Err(Misfit { off_parity: true }), CellWidth::P8) => CellWidth::W8,
+            (Err(_), CellWidth::P8 | CellWidth::W8) => CellWidth::W16,
+            (Err(_), CellWidth::W16) => CellWidth::W32,
+            (Err(_), CellWidth::W32) => return Err(EngineError::TooDeep),
+        };
+        self.remove_files(|_| true)?;
+        self.start(other, fingerprint)
     }
 
     fn dispatch(&mut self, state: Checkpoint) -> Result<Solution, EngineError> {
         self.report.slices = state.slices() as u64;
         self.report.slice_positions = 1 << state.shift;
-        match state.bits {
-            8 => self.run::<W8>(state),
-            16 => self.run::<W16>(state),
-            _ => self.run::<W32>(state),
+        match state.width {
+            CellWidth::P8 => self.run::<P8>(state),
+            CellWidth::W8 => self.run::<W8>(state),
+            CellWidth::W16 => self.run::<W16>(state),
+            CellWidth::W32 => self.run::<W32>(state),
         }
     }
 
-    /// Initialises the cells slice by slice, as the in-memory engine does; `None` when a known distance does not fit
-    /// cells of width `W`.
+    /// Initialises the cells slice by slice, as the in-memory engine does; a misfit when a state does not fit cells
+    /// of width `W`.
     fn initialise<W: Width>(
         &mut self,
         fingerprint: u64,
-    ) -> Result<Option<Checkpoint>, EngineError> {
+    ) -> Result<Result<Checkpoint, Misfit>, EngineError> {
         let game = self.game;
         let size = game.size();
         let max_moves = game.max_moves();
@@ -314,7 +324,7 @@ impl<G: Game> Sliced<'_, G> {
         let mut state = Checkpoint {
             fingerprint,
             size,
-            bits: W::BITS,
+            width: CellWidth::of::<W>(),
             shift,
             generation: 0,
             frontier_tag: 1,
@@ -339,8 +349,8 @@ impl<G: Game> Sliced<'_, G> {
             let seeds = (0..len.div_ceil(TASK))
                 .into_par_iter()
                 .fold(BTreeMap::new, |mut seeds: BTreeMap<u32, u64>, task| {
-                    // A distance too deep for these cells means starting over wider: no use going on.
-                    if findings.too_deep() {
+                    // A state these cells cannot hold means starting over in others: no use going on.
+                    if findings.misfit() {
                         return seeds;
                     }
                     for offset in task * TASK..((task + 1) * TASK).min(len) {
@@ -367,7 +377,9 @@ impl<G: Game> Sliced<'_, G> {
                 })
                 .reduce(BTreeMap::new, merge_counts);
             if !findings.fits(max_moves)? {
-                return Ok(None);
+                return Ok(Err(Misfit {
+                    off_parity: findings.off_parity(),
+                }));
             }
             state.refuting_exits |= findings.refuting();
             state.seeds[slice] = seeds;
@@ -385,7 +397,7 @@ impl<G: Game> Sliced<'_, G> {
         let words: Vec<u8> = refuters.words().flat_map(u64::to_ne_bytes).collect();
         self.write_file(REFUTERS, &words)?;
         self.commit(&state)?;
-        Ok(Some(state))
+        Ok(Ok(state))
     }
 
     /// The refuter bits of the indices `base..base + len`, as the words that hold them (the first word holds
@@ -487,7 +499,7 @@ impl<G: Game> Sliced<'_, G> {
         let slices = state.size.div_ceil(1 << shift) as usize;
         let tag = state.epoch + 1;
         let mut wider = Checkpoint {
-            bits: W::Wider::BITS,
+            width: CellWidth::of::<W::Wider>(),
             shift,
             epoch: tag,
             cell_tags: vec![tag; slices],
@@ -567,7 +579,7 @@ mod tests {
         Checkpoint {
             fingerprint: 0xdead_beef,
             size: 10,
-            bits: 16,
+            width: CellWidth::W16,
             shift: 2,
             generation: 5,
             frontier_tag: 6,
