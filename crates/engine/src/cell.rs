@@ -9,15 +9,19 @@
 //!   11pp…p   won in p plies
 //! ```
 //!
+//! except for the bytes by parity ([`P8`]), whose 256 codes are counters (0 to 78), the hole (79), the losses
+//! (80 + p / 2 for a loss in p plies, p even) and the wins (168 + p / 2, p odd).
+//!
 //! Cells start as narrow as the game allows and the engine widens them to 16 and then 32 bits when a distance or a
 //! counter no longer fits. Small cells are what make large tables fit in memory: Dobutsu shogi and most 5-man chess
 //! tables run at one byte per position.
 //!
 //! The byte cells ([`P8`]) store distances by parity. Under normal play every win of most games takes an odd number
 //! of plies and every loss an even number (the winner makes the last move): chess, Dobutsu shogi, Connect Four and
-//! every graph game do. A byte then stores half the distance, `p >> 1`, which the outcome completes, and holds
-//! distances up to 126 plies instead of 63: a five-man chess table with a mate in 35 moves stays at one byte per
-//! position instead of two, and so does KQRvKR, whose captures lead to mates in 35 moves. Whether a game's distances
+//! every graph game do. A byte then stores half the distance, `p >> 1`, which the outcome completes; with counters
+//! capped at 78 (see [`PARITY_HOLE`]) it holds distances up to 174 plies instead of 63: a five-man chess table with a
+//! mate in 35 moves stays at one byte per position instead of two, and so do KQRvKR, whose captures lead to mates in
+//! 35 moves, and Dobutsu shogi, whose longest loss takes 172 plies. Whether a game's distances
 //! follow their parity is sampled before a build starts. A game that does not (misère play, Quixo's positions won
 //! before the move), or whose first pass finds a position off parity, is built out of core in plain byte cells
 //! ([`W8`]: distances up to 63 plies) and in memory in 16-bit cells: the in-memory engine is not compiled for plain
@@ -51,6 +55,12 @@ impl State {
     }
 }
 
+/// The hole of a byte by parity, which splits its 256 codes: counters below it (up to 78: the 74 moves of Dobutsu
+/// shogi and of every five-man chess material but three queens, plus one for an exit to a draw), then 88 codes of
+/// losses (0 to 174 plies) and 88 of wins (1 to 175). Dobutsu shogi's longest distance, 173 plies, fits: its cells
+/// never widen.
+const PARITY_HOLE: u32 = 79;
+
 /// A cell width: the integer type and its atomic operations.
 pub trait Width: Send + Sync + Sized + 'static {
     type Atomic: Atomic;
@@ -71,20 +81,39 @@ pub trait Width: Send + Sync + Sized + 'static {
 
     const RESOLVED: u32 = 1 << (Self::BITS - 1);
     const WON: u32 = 1 << (Self::BITS - 2);
-    const HOLE: u32 = Self::RESOLVED - 1;
+    const HOLE: u32 = if Self::BY_PARITY {
+        PARITY_HOLE
+    } else {
+        Self::RESOLVED - 1
+    };
     /// The largest counter a cell holds.
     const MAX_COUNT: u32 = Self::HOLE - 1;
     /// The bits of a resolved cell that hold its distance.
     const DISTANCE_BITS: u32 = Self::WON - 1;
+    /// By parity: the code of a loss in 0 plies, and of a win in 1 ply; the others follow each, a code per 2 plies.
+    const LOST_BASE: u32 = Self::HOLE + 1;
+    const WON_BASE: u32 =
+        Self::LOST_BASE + ((1u64 << Self::BITS) - Self::LOST_BASE as u64).div_ceil(2) as u32;
     /// The largest distance a cell holds.
     const MAX_PLIES: u32 = if Self::BY_PARITY {
-        2 * Self::DISTANCE_BITS
+        2 * (Self::WON_BASE - Self::LOST_BASE - 1)
     } else {
         Self::DISTANCE_BITS
     };
 
     #[inline(always)]
     fn decode(raw: u32) -> State {
+        if Self::BY_PARITY {
+            return if raw < Self::HOLE {
+                State::Open(raw)
+            } else if raw == Self::HOLE {
+                State::Hole
+            } else if raw < Self::WON_BASE {
+                State::Lost(2 * (raw - Self::LOST_BASE))
+            } else {
+                State::Won(2 * (raw - Self::WON_BASE) + 1)
+            };
+        }
         let stored = raw & Self::DISTANCE_BITS;
         if raw & Self::RESOLVED == 0 {
             if raw == Self::HOLE {
@@ -93,31 +122,32 @@ pub trait Width: Send + Sync + Sized + 'static {
                 State::Open(raw)
             }
         } else if raw & Self::WON != 0 {
-            State::Won(if Self::BY_PARITY {
-                2 * stored + 1
-            } else {
-                stored
-            })
+            State::Won(stored)
         } else {
-            State::Lost(if Self::BY_PARITY { 2 * stored } else { stored })
+            State::Lost(stored)
         }
     }
 
     #[inline(always)]
     fn won(plies: u32) -> u32 {
         debug_assert!(plies <= Self::MAX_PLIES);
-        debug_assert!(!Self::BY_PARITY || plies % 2 == 1, "a win in {plies} plies");
-        Self::RESOLVED | Self::WON | if Self::BY_PARITY { plies >> 1 } else { plies }
+        if Self::BY_PARITY {
+            debug_assert!(plies % 2 == 1, "a win in {plies} plies");
+            Self::WON_BASE + (plies >> 1)
+        } else {
+            Self::RESOLVED | Self::WON | plies
+        }
     }
 
     #[inline(always)]
     fn lost(plies: u32) -> u32 {
         debug_assert!(plies <= Self::MAX_PLIES);
-        debug_assert!(
-            !Self::BY_PARITY || plies.is_multiple_of(2),
-            "a loss in {plies} plies"
-        );
-        Self::RESOLVED | if Self::BY_PARITY { plies >> 1 } else { plies }
+        if Self::BY_PARITY {
+            debug_assert!(plies.is_multiple_of(2), "a loss in {plies} plies");
+            Self::LOST_BASE + (plies >> 1)
+        } else {
+            Self::RESOLVED | plies
+        }
     }
 
     /// Whether cells of this width can hold `state` (its distance, and its parity when they store by parity).
@@ -195,7 +225,7 @@ width!(
     8,
     true,
     "u8-parity",
-    "One byte by parity: distances up to 126 plies (wins odd, losses even), counters below 126."
+    "One byte by parity: distances up to 174 plies (wins odd, losses even), counters up to 78."
 );
 width!(
     W16,
@@ -375,34 +405,39 @@ mod tests {
 
     #[test]
     fn cells_by_parity_hold_every_odd_win_and_even_loss_in_a_byte() {
-        for p in (1..=125).step_by(2) {
+        for p in (1..=173).step_by(2) {
             assert!(P8::holds(State::Won(p)));
             assert_eq!(P8::decode(P8::won(p)), State::Won(p));
         }
-        for p in (0..=126).step_by(2) {
+        for p in (0..=174).step_by(2) {
             assert!(P8::holds(State::Lost(p)));
             assert_eq!(P8::decode(P8::lost(p)), State::Lost(p));
         }
         // Two states share no byte, and no resolved byte reads as a counter or a hole.
-        let raws: std::collections::HashSet<u32> = (1..=125)
+        let raws: std::collections::HashSet<u32> = (1..=173)
             .step_by(2)
             .map(P8::won)
-            .chain((0..=126).step_by(2).map(P8::lost))
+            .chain((0..=174).step_by(2).map(P8::lost))
             .collect();
-        assert_eq!(raws.len(), 127);
-        assert!(raws.iter().all(|&r| (P8::RESOLVED..=0xff).contains(&r)));
+        assert_eq!(raws.len(), 87 + 88);
+        assert!(raws.iter().all(|&r| (P8::HOLE + 1..=0xff).contains(&r)));
         for state in [
             State::Won(0),
             State::Won(126),
-            State::Won(127),
+            State::Won(175),
             State::Lost(1),
             State::Lost(127),
-            State::Lost(128),
+            State::Lost(176),
+            State::Open(79),
         ] {
             assert!(!P8::holds(state), "{state:?}");
         }
+        for c in 1..=78 {
+            assert_eq!(P8::decode(P8::encode(State::Open(c))), State::Open(c));
+        }
         assert_eq!(P8::decode(P8::HOLE), State::Hole);
-        assert_eq!(P8::decode(P8::encode(State::Open(126))), State::Open(126));
+        // A counter decremented is the next lower counter, as the engine's compare-and-swap expects.
+        assert_eq!(P8::encode(State::Open(40)) - 1, P8::encode(State::Open(39)));
         assert_eq!(CellWidth::of::<P8>(), CellWidth::P8);
         assert_eq!(CellWidth::from_label("8p"), Some(CellWidth::P8));
         assert_eq!(CellWidth::from_label("9"), None);
@@ -415,8 +450,8 @@ mod tests {
         round_trips::<W32>();
         assert_eq!(W8::MAX_PLIES, 63);
         assert_eq!(W8::MAX_COUNT, 126);
-        assert_eq!(P8::MAX_PLIES, 126);
-        assert_eq!(P8::MAX_COUNT, 126);
+        assert_eq!(P8::MAX_PLIES, 174);
+        assert_eq!(P8::MAX_COUNT, 78);
         assert_eq!(W16::MAX_PLIES, 16383);
     }
 }

@@ -106,8 +106,8 @@ pub(crate) fn footprint(size: u64, bits: u32) -> u64 {
 const WIDEN_BAND: usize = 1 << 24;
 
 /// The widest cells an in-memory build starting with cells of `bits` bits is expected to reach. Eight-bit cells hold
-/// distances up to 126 plies by parity (63 plain), which some tables pass (five-man chess tables with the longest
-/// mates), so they are counted widened once; sixteen-bit cells hold 16 382 plies, which no table seen so far approaches: a build that
+/// distances up to 174 plies by parity (63 plain), which some tables pass (six-man chess tables with long mates),
+/// so they are counted widened once; sixteen-bit cells hold 16 382 plies, which no table seen so far approaches: a build that
 /// goes further checks the budget again before it widens (see `Context::run`).
 fn expected_bits(bits: u32) -> u32 {
     bits.max(16)
@@ -659,16 +659,19 @@ mod tests {
     fn first_cells_hold_every_counter_and_the_longest_exit() {
         let plain = |moves, exit| start_width(moves, exit, false).unwrap();
         let by_parity = |moves, exit| start_width(moves, exit, true).unwrap();
-        // Eight-bit cells count up to 126 moves and hold distances up to 63 plies, or 126 by parity.
+        // Plain bytes count up to 126 moves and hold distances up to 63 plies; bytes by parity count up to 78 and
+        // hold 174.
         assert_eq!(plain(20, 0), CellWidth::W8);
         assert_eq!(plain(20, 62), CellWidth::W8);
         // A win through an exit lost in 63 plies takes 64.
         assert_eq!(plain(20, 63), CellWidth::W16);
         assert_eq!(by_parity(20, 0), CellWidth::P8);
-        assert_eq!(by_parity(20, 125), CellWidth::P8);
-        assert_eq!(by_parity(20, 126), CellWidth::W16);
+        assert_eq!(by_parity(20, 173), CellWidth::P8);
+        assert_eq!(by_parity(20, 174), CellWidth::W16);
+        assert_eq!(by_parity(77, 0), CellWidth::P8);
+        assert_eq!(by_parity(78, 0), CellWidth::W16);
+        assert_eq!(plain(125, 0), CellWidth::W8);
         assert_eq!(plain(126, 0), CellWidth::W16);
-        assert_eq!(by_parity(126, 0), CellWidth::W16);
         assert_eq!(plain(20, 16_382), CellWidth::W16);
         assert_eq!(plain(20, 16_383), CellWidth::W32);
         assert_eq!(by_parity(100_000, 0), CellWidth::W32);
