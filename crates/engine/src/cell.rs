@@ -21,11 +21,11 @@
 //! every graph game do. A byte then stores half the distance, `p >> 1`, which the outcome completes; with counters
 //! capped at 78 (see [`PARITY_HOLE`]) it holds distances up to 174 plies instead of 63: a five-man chess table with a
 //! mate in 35 moves stays at one byte per position instead of two, and so do KQRvKR, whose captures lead to mates in
-//! 35 moves, and Dobutsu shogi, whose longest loss takes 172 plies. Whether a game's distances
-//! follow their parity is sampled before a build starts. A game that does not (misère play, Quixo's positions won
-//! before the move), or whose first pass finds a position off parity, is built out of core in plain byte cells
-//! ([`W8`]: distances up to 63 plies) and in memory in 16-bit cells: the in-memory engine is not compiled for plain
-//! bytes, as a fourth cell type made its hot loops about 3% slower on chess (KQRvKR, side by side).
+//! 35 moves, and Dobutsu shogi, whose longest loss takes 172 plies. Whether a game's distances follow their parity
+//! is sampled before a build starts. A game that does not (misère play, Quixo's positions won before the move), or
+//! whose first pass finds a position off parity, is built out of core in plain byte cells ([`W8`]: distances up to
+//! 63 plies) and in memory in 16-bit cells: the in-memory engine is not compiled for plain bytes, as a fourth cell
+//! type made its hot loops about 3% slower on chess (KQRvKR, side by side).
 
 use std::sync::atomic::{AtomicU8, AtomicU16, AtomicU32, Ordering};
 
@@ -57,8 +57,9 @@ impl State {
 
 /// The hole of a byte by parity, which splits its 256 codes: counters below it (up to 78: the 74 moves of Dobutsu
 /// shogi and of every five-man chess material but three queens, plus one for an exit to a draw), then 88 codes of
-/// losses (0 to 174 plies) and 88 of wins (1 to 175). Dobutsu shogi's longest distance, 173 plies, fits: its cells
-/// never widen.
+/// losses (0 to 174 plies) and 88 of wins (1 to 173 plies; the last code, a win in 175, is left unused so that
+/// wins and losses share one limit, `MAX_PLIES`). Dobutsu shogi's longest distance, 173 plies, fits: its cells never
+/// widen.
 const PARITY_HOLE: u32 = 79;
 
 /// A cell width: the integer type and its atomic operations.

@@ -107,8 +107,8 @@ const WIDEN_BAND: usize = 1 << 24;
 
 /// The widest cells an in-memory build starting with cells of `bits` bits is expected to reach. Eight-bit cells hold
 /// distances up to 174 plies by parity (63 plain), which some tables pass (six-man chess tables with long mates),
-/// so they are counted widened once; sixteen-bit cells hold 16 382 plies, which no table seen so far approaches: a build that
-/// goes further checks the budget again before it widens (see `Context::run`).
+/// so they are counted widened once; sixteen-bit cells hold 16 382 plies, which no table seen so far approaches: a
+/// build that goes further checks the budget again before it widens (see `Context::run`).
 fn expected_bits(bits: u32) -> u32 {
     bits.max(16)
 }
