@@ -24,6 +24,8 @@ pub enum ErrorKind {
     NewerVersion { found: u32, supported: u32 },
     /// The header's checksum does not match: the header or block index is damaged.
     HeaderChecksum,
+    /// The checksum of a chunk of a version 7 block index does not match: the index is damaged.
+    IndexChecksum { chunk: u64 },
     /// A block's checksum does not match: the block is damaged.
     BlockChecksum { block: u64 },
     /// The file is shorter or longer than its header says.
@@ -92,6 +94,12 @@ impl fmt::Display for ProbeError {
                 write!(
                     f,
                     "{path}: header checksum mismatch: the header or block index is corrupt"
+                )
+            }
+            ErrorKind::IndexChecksum { chunk } => {
+                write!(
+                    f,
+                    "{path}: checksum mismatch in chunk {chunk} of the block index: the file is corrupt"
                 )
             }
             ErrorKind::BlockChecksum { block } => {

@@ -40,8 +40,9 @@ pub struct TableFile {
 }
 
 impl TableFile {
-    /// Opens and memory-maps a file, and checks its header, block index and their checksum. Blocks are checked when
-    /// they are read (or all at once by [`check_blocks`](TableFile::check_blocks)).
+    /// Opens and memory-maps a file, and checks its header (in version 7, the head: the chunks of its block index
+    /// are checked when first read) and its checksum. Blocks are checked when they are read (or all at once by
+    /// [`check_blocks`](TableFile::check_blocks)).
     pub fn open(path: &Path) -> Result<TableFile, ProbeError> {
         let file = File::open(path).map_err(|e| ProbeError::io(path, e))?;
         let len = file.metadata().map_err(|e| ProbeError::io(path, e))?.len();
@@ -149,17 +150,22 @@ impl TableFile {
                 },
             ));
         }
-        // Offsets were checked at open: increasing, inside the file.
-        let start = self.header.block_offset(block) as usize;
-        let end = self.header.block_offset(block + 1) as usize;
-        let data = &self.bytes[start..end];
-        if checksum(data) != self.header.block_checksum(block) {
+        // Offsets were checked at open (or, in a chunked index, when the chunk was first read): increasing, inside
+        // the file.
+        let (span, sum) = self.header.index.block(&self.path, &self.bytes, block)?;
+        let data = &self.bytes[span];
+        if checksum(data) != sum {
             return Err(ProbeError::new(
                 &self.path,
                 ErrorKind::BlockChecksum { block },
             ));
         }
         Ok(data)
+    }
+
+    /// How many bytes block `block` takes in the file (layout byte included).
+    pub fn stored_block_len(&self, block: u64) -> Result<u64, ProbeError> {
+        self.compressed_block(block).map(|data| data.len() as u64)
     }
 
     /// Checks the checksum of one block without decompressing it.

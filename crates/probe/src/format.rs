@@ -1,4 +1,4 @@
-//! The table file format, versions 1 to 6: constants, value codes, block layouts, and the header in both
+//! The table file format, versions 1 to 7: constants, value codes, block layouts, and the header in both
 //! directions (parsed by the reader, built by the writer in `retro-table`), so that the two can never disagree.
 //! FORMAT.md at the root of the repository describes the same bytes for readers in other languages.
 //!
@@ -13,7 +13,8 @@
 //! Version 5 is version 2's layout for a distance file that leaves a range of indices out (see [`Header::omitted`]):
 //! one side to move of a chess table, whose values a prober finds by searching their moves. Version 6 is version 4
 //! for a WDL file of floors that terminal positions complete too (see [`Header::floors`]), whose blocks may also be
-//! [`Layout::Permuted`].
+//! [`Layout::Permuted`]. Version 7 has the meanings of versions 4 to 6 for files of either kind, and a block index
+//! in chunks, each checked when first read (FORMAT.md, *Header, version 7*).
 
 use std::ops::Range;
 use std::path::Path;
@@ -22,13 +23,15 @@ use retro_game::{Outcome, Value, varint};
 
 use crate::checksum::checksum;
 use crate::error::{ErrorKind, ProbeError};
+use crate::index::{self, BlockIndex, ChunkTableError, ChunkedIndex};
 
 /// The first eight bytes of every table file. The final 0x1a (as in PNG) catches text-mode transfers.
 pub const MAGIC: [u8; 8] = *b"RETROTB\x1a";
-/// The newest format version this code writes and reads (it reads every older one too). Writers write version 2,
-/// except for WDL files: version 6 for one of floors (see [`Header::floors`]), version 4 for one of exact outcomes
-/// with transposed blocks; version 5 for a distance file that leaves indices out ([`Header::omitted`]).
-pub const VERSION: u32 = 6;
+/// The newest format version this code writes and reads (it reads every older one too). Writers write version 7 for
+/// a file of more blocks than a chunk of its index holds; otherwise version 2, except for WDL files: version 6 for
+/// one of floors (see [`Header::floors`]), version 4 for one of exact outcomes with transposed blocks; version 5 for
+/// a distance file that leaves indices out ([`Header::omitted`]).
+pub const VERSION: u32 = 7;
 /// The version of a WDL file whose values are floors: version 2's layout, another meaning of the values.
 pub const FLOORS_VERSION: u32 = 3;
 /// The version of a WDL file with transposed blocks ([`Layout::Transposed`]): version 2's layout, in which the file
@@ -42,6 +45,15 @@ pub const OMITTING_VERSION: u32 = 5;
 /// version 4's layout, its kind byte [`WDL_FLOORS_KIND`]. A reader of version 3 or 4 would take a stalemate stored
 /// as a loss for a loss, so these files carry a version it refuses.
 pub const TERMINAL_FLOORS_VERSION: u32 = 6;
+/// The version whose block index is in chunks, each checked when first read (FORMAT.md, *Header, version 7*), so that
+/// opening a large file does not read its whole index: version 6's meanings (the kind byte says floors, which
+/// terminal positions complete too), version 5's range of indices left out, any layout, for files of either kind.
+pub const INDEXED_VERSION: u32 = 7;
+/// How many blocks a chunk of a version 7 index holds, as a power of two: 256 blocks, 3 KB of entries, checked in
+/// well under a microsecond. Writers write version 7 for files of more blocks than that.
+pub const INDEX_CHUNK_SHIFT: u8 = 8;
+/// The largest chunk of a version 7 index, as a power of two (it bounds the work of checking one chunk).
+pub const MAX_INDEX_CHUNK_SHIFT: u8 = 16;
 /// File extension of the win/draw/loss file.
 pub const WDL_EXTENSION: &str = "rwdl";
 /// File extension of the distance file.
@@ -51,6 +63,7 @@ pub const MAX_BLOCK_VALUES: u32 = 1 << 24;
 /// Where the fixed part of the header ends and the names begin, in version 1 and in version 2.
 const FIXED_LEN: usize = 48;
 const FIXED_LEN_V2: usize = 20;
+const FIXED_LEN_V7: usize = 25;
 /// Marks "no such distance" in the longest-win and longest-loss fields.
 const NO_DISTANCE: u32 = u32::MAX;
 
@@ -552,10 +565,10 @@ impl Metadata {
 /// The parsed header of one file.
 #[derive(Clone, Debug)]
 pub struct Header {
-    /// The format version the file was written in (1 to 6).
+    /// The format version the file was written in (1 to 7).
     pub version: u32,
     pub kind: FileKind,
-    /// Whether the values are floors (a WDL file of version 3 or 6, or one of version 4 whose kind says so).
+    /// Whether the values are floors (a WDL file of version 3 or 6, or one of version 4 or 7 whose kind says so).
     floors: bool,
     pub encoding: Encoding,
     /// Values per block (a power of two); the last block may hold fewer.
@@ -570,25 +583,23 @@ pub struct Header {
     pub(crate) payload_range: Range<usize>,
     /// The indices whose values the file does not store (a distance file of version 5).
     omitted: Option<Range<u64>>,
-    /// Where each block starts in the file, and (last) where the last one ends: `block_count + 1` offsets.
-    pub(crate) offsets: Vec<u64>,
-    /// The checksum of each block's stored bytes.
-    pub(crate) sums: Vec<u64>,
+    /// Where each block lies in the file and the checksum of its stored bytes.
+    pub(crate) index: BlockIndex,
 }
 
 impl Header {
-    /// Whether the values of this WDL file are floors (version 3 or 6, or 4 with [`WDL_FLOORS_KIND`]): a position's
-    /// stored outcome may be worse for the side to move than its value when one of its exits (a move into another
-    /// table: for chess, a capture or a promotion) reaches that value, or, from version 6, when it is a terminal
-    /// position whose value the rules give (a stalemate's draw). The writer stores whatever compresses best among
-    /// the outcomes no better than the value, and a prober takes the better of the stored outcome, the exits'
+    /// Whether the values of this WDL file are floors (version 3 or 6, or 4 or 7 with [`WDL_FLOORS_KIND`]): a
+    /// position's stored outcome may be worse for the side to move than its value when one of its exits (a move into
+    /// another table: for chess, a capture or a promotion) reaches that value, or, from version 6, when it is a
+    /// terminal position whose value the rules give (a stalemate's draw). The writer stores whatever compresses best
+    /// among the outcomes no better than the value, and a prober takes the better of the stored outcome, the exits'
     /// outcomes and a terminal position's value.
     pub fn floors(&self) -> bool {
         self.floors
     }
 
-    /// The indices whose values this distance file leaves out (version 5): for a chess table, one side to move,
-    /// whose values a prober finds by searching their moves into the side stored. The blocks hold filler there.
+    /// The indices whose values this distance file leaves out (version 5 or 7): for a chess table, one side to
+    /// move, whose values a prober finds by searching their moves into the side stored. The blocks hold filler there.
     pub fn omitted(&self) -> Option<Range<u64>> {
         self.omitted.clone()
     }
@@ -712,9 +723,8 @@ impl Header {
         let offsets: Vec<u64> = (0..=block_count)
             .map(|_| r.u64("block offset"))
             .collect::<Result<_, _>>()?;
-        let sums: Vec<u64> = (0..block_count)
-            .map(|_| r.u64("block checksum"))
-            .collect::<Result<_, _>>()?;
+        let sums_at = r.pos;
+        r.take(block_count as usize * 8, "block checksums")?;
         // Block offsets must start right after the header, never go backwards and end at the end of the file.
         let mut previous = header_len;
         for (block, &offset) in offsets.iter().enumerate() {
@@ -739,25 +749,31 @@ impl Header {
             payload_len,
             payload_range,
             omitted: None,
-            offsets,
-            sums,
+            index: BlockIndex::Whole { offsets, sums_at },
         })
     }
 
     /// Version 2 (and 3, which has its layout): small fields, variable-length integers, block lengths instead of
     /// offsets.
     fn parse_v2(path: &Path, bytes: &[u8], version: u32) -> Result<Header, ProbeError> {
+        let chunked = version >= INDEXED_VERSION;
         let mut r = Cursor {
             bytes,
             pos: 12,
             path,
         };
         let header_len = u64::from(r.u32("header length")?);
-        let header_bytes = checked_header(path, bytes, header_len, FIXED_LEN_V2 as u64 + 8)?;
+        // Version 7 checks its head at open, the chunks of its block index when they are read.
+        let (checked_len, fixed_len) = if chunked {
+            (u64::from(r.u32("head length")?), FIXED_LEN_V7)
+        } else {
+            (header_len, FIXED_LEN_V2)
+        };
+        let header_bytes = checked_header(path, bytes, checked_len, fixed_len as u64 + 8)?;
         // As in version 1, the checks below only guard against writer bugs and forged files.
         let mut r = Cursor {
             bytes: header_bytes,
-            pos: 16,
+            pos: fixed_len - 4 - usize::from(chunked),
             path,
         };
         let kind_code = r.u8("file kind")?;
@@ -779,6 +795,22 @@ impl Header {
         }
         let block_values = 1u32 << block_shift;
         let side_count = r.u8("side count")?;
+        let chunk_shift = if chunked {
+            let shift = r.u8("index chunk size")?;
+            if shift > MAX_INDEX_CHUNK_SHIFT {
+                return Err(ProbeError::malformed(
+                    path,
+                    format!(
+                        "index chunks of 2^{shift} blocks (at most 2^{})",
+                        MAX_INDEX_CHUNK_SHIFT
+                    ),
+                ));
+            }
+            shift
+        } else {
+            0
+        };
+        debug_assert!(!chunked || r.pos == fixed_len);
         let index_size = r.varint("index size")?;
         let block_count = index_size.div_ceil(u64::from(block_values));
         let game = r.string8("game name")?;
@@ -823,53 +855,50 @@ impl Header {
             holes,
         };
         check_counts(path, &meta)?;
-        let omitted = if version == OMITTING_VERSION {
+        let omitted = if version == OMITTING_VERSION || chunked {
             let start = r.varint("start of the omitted indices")?;
             let end = r.varint("end of the omitted indices")?;
-            if start >= end || end > index_size {
+            if chunked && (start, end) == (0, 0) {
+                None
+            } else if start >= end || end > index_size {
                 return Err(ProbeError::malformed(
                     path,
                     format!(
                         "omitted indices {start}..{end} are no range of the {index_size} indices"
                     ),
                 ));
+            } else {
+                Some(start..end)
             }
-            Some(start..end)
         } else {
             None
         };
         let payload_len = r.varint("payload length")?;
         let stored_len = r.varint("stored payload length")?;
         let payload_range = r.payload(payload_len, stored_len)?;
-        if block_count.checked_mul(12) != Some(r.remaining() as u64) {
+        let index = if chunked {
+            chunked_index(
+                path,
+                &mut r,
+                block_count,
+                chunk_shift,
+                header_len,
+                checked_len,
+            )?
+        } else {
+            whole_index(path, &mut r, block_count, header_len)?
+        };
+        let end = match &index {
+            BlockIndex::Whole { offsets, .. } => offsets[block_count as usize],
+            BlockIndex::Chunked(chunks) => chunks.end(),
+        };
+        check_file_end(path, end, bytes.len() as u64)?;
+        if chunked && omitted.is_some() && kind != FileKind::Distance {
             return Err(ProbeError::malformed(
                 path,
-                "the block index does not fill the rest of the header",
+                "a WDL file that leaves indices out (only distance files do)",
             ));
         }
-        // Bounded by the header's size, as just checked. Read as whole slices rather than field by field: a first
-        // probe opens the table, and a large table's index has tens of thousands of entries.
-        let lengths = r.take(block_count as usize * 4, "block lengths")?;
-        let mut offsets = Vec::with_capacity(block_count as usize + 1);
-        let mut end = header_len;
-        offsets.push(end);
-        for (block, len) in lengths.chunks_exact(4).enumerate() {
-            let len = u32::from_le_bytes(len.try_into().expect("4 bytes"));
-            if len == 0 {
-                return Err(ProbeError::malformed(
-                    path,
-                    format!("block {block} is empty"),
-                ));
-            }
-            end += u64::from(len);
-            offsets.push(end);
-        }
-        let sums: Vec<u64> = r
-            .take(block_count as usize * 8, "block checksums")?
-            .chunks_exact(8)
-            .map(|sum| u64::from_le_bytes(sum.try_into().expect("8 bytes")))
-            .collect();
-        check_file_end(path, end, bytes.len() as u64)?;
         if (FLOORS_VERSION..OMITTING_VERSION).contains(&version) && kind != FileKind::Wdl {
             return Err(ProbeError::malformed(
                 path,
@@ -906,32 +935,17 @@ impl Header {
             payload_len,
             payload_range,
             omitted,
-            offsets,
-            sums,
+            index,
         })
     }
 
-    /// How many bytes block `block` takes in the file (layout byte included).
-    pub fn stored_block_len(&self, block: u64) -> u64 {
-        self.block_offset(block + 1) - self.block_offset(block)
-    }
-
-    /// Offset in the file of the start of block `block` (of the end of the last block for `block_count`).
-    pub(crate) fn block_offset(&self, block: u64) -> u64 {
-        self.offsets[block as usize]
-    }
-
-    /// The stored checksum of block `block`.
-    pub(crate) fn block_checksum(&self, block: u64) -> u64 {
-        self.sums[block as usize]
-    }
-
-    /// Where the header checksum lies, for a file of either version: `None` if the length field is implausible.
-    /// (Used to repair checksums when fuzzing.)
+    /// Where the header checksum lies (in version 7, the head's), for a file of any version: `None` if the length
+    /// field is implausible. (Used to repair checksums when fuzzing.)
     pub(crate) fn checksum_at(bytes: &[u8]) -> Option<usize> {
         let version = u32::from_le_bytes(bytes.get(8..12)?.try_into().ok()?);
         let header_len = match version {
             1 => usize::try_from(u64::from_le_bytes(bytes.get(16..24)?.try_into().ok()?)).ok()?,
+            INDEXED_VERSION.. => u32::from_le_bytes(bytes.get(16..20)?.try_into().ok()?) as usize,
             _ => u32::from_le_bytes(bytes.get(12..16)?.try_into().ok()?) as usize,
         };
         (header_len >= 16 && header_len <= bytes.len()).then(|| header_len - 8)
@@ -964,6 +978,93 @@ fn checked_header<'a>(
         return Err(ProbeError::new(path, ErrorKind::HeaderChecksum));
     }
     Ok(&bytes[..end])
+}
+
+/// Versions 2 to 6: the block index that fills the rest of the header `r` reads, for blocks from `header_len` on.
+fn whole_index(
+    path: &Path,
+    r: &mut Cursor<'_>,
+    block_count: u64,
+    header_len: u64,
+) -> Result<BlockIndex, ProbeError> {
+    if block_count.checked_mul(index::ENTRY_BYTES) != Some(r.remaining() as u64) {
+        return Err(ProbeError::malformed(
+            path,
+            "the block index does not fill the rest of the header",
+        ));
+    }
+    // Bounded by the header's size, as just checked. Read as whole slices rather than field by field: a first
+    // probe opens the table, and a large table's index has tens of thousands of entries.
+    let lengths = r.take(block_count as usize * 4, "block lengths")?;
+    let mut offsets = Vec::with_capacity(block_count as usize + 1);
+    let mut end = header_len;
+    offsets.push(end);
+    for (block, len) in lengths.chunks_exact(4).enumerate() {
+        let len = u32::from_le_bytes(len.try_into().expect("4 bytes"));
+        if len == 0 {
+            return Err(ProbeError::malformed(
+                path,
+                format!("block {block} is empty"),
+            ));
+        }
+        end += u64::from(len);
+        offsets.push(end);
+    }
+    // The checksums are read from the file when needed: copying them would cost a first probe more than it saves.
+    let sums_at = r.pos;
+    r.take(block_count as usize * 8, "block checksums")?;
+    Ok(BlockIndex::Whole { offsets, sums_at })
+}
+
+/// Version 7: the chunk table that fills the rest of the head `r` reads (which ends at `head_len`), for chunks of
+/// 2^`chunk_shift` blocks whose entries lie between the head and `header_len`.
+fn chunked_index(
+    path: &Path,
+    r: &mut Cursor<'_>,
+    block_count: u64,
+    chunk_shift: u8,
+    header_len: u64,
+    head_len: u64,
+) -> Result<BlockIndex, ProbeError> {
+    let chunks = index::chunk_count(block_count, chunk_shift);
+    // Both bounded by the head's size once these equalities hold.
+    let table_len = chunks.checked_mul(16).and_then(|n| n.checked_add(8));
+    let entries_len = block_count.checked_mul(index::ENTRY_BYTES);
+    if table_len != Some(r.remaining() as u64) {
+        return Err(ProbeError::malformed(
+            path,
+            "the chunk table does not fill the rest of the header",
+        ));
+    }
+    if entries_len.and_then(|n| n.checked_add(head_len)) != Some(header_len) {
+        return Err(ProbeError::malformed(
+            path,
+            format!("a header of {header_len} bytes cannot hold the index of {block_count} blocks"),
+        ));
+    }
+    let words = |r: &mut Cursor<'_>, n: u64, what: &str| -> Result<Vec<u64>, ProbeError> {
+        Ok(r.take(n as usize * 8, what)?
+            .chunks_exact(8)
+            .map(|word| u64::from_le_bytes(word.try_into().expect("8 bytes")))
+            .collect())
+    };
+    let starts = words(r, chunks + 1, "chunk starts")?;
+    let sums = words(r, chunks, "chunk checksums")?;
+    ChunkedIndex::new(chunk_shift, block_count, header_len, starts, sums)
+        .map(BlockIndex::Chunked)
+        .map_err(|e| {
+            ProbeError::malformed(
+                path,
+                match e {
+                    ChunkTableError::FirstBlock { found } => {
+                        format!("the first block starts at {found}, not after the header at {header_len}")
+                    }
+                    ChunkTableError::ShortChunk { chunk } => {
+                        format!("index chunk {chunk} spans fewer bytes than it has blocks")
+                    }
+                },
+            )
+        })
 }
 
 fn encoding_of(path: &Path, code: u32, kind: FileKind) -> Result<Encoding, ProbeError> {
@@ -1164,14 +1265,17 @@ impl<'a> Cursor<'a> {
 
 /// Everything the writer decides about one file, from which [`build_header`] lays out its header.
 pub struct HeaderSpec<'a> {
-    /// The format version to write: 2, 1 for readers that know only version 1, or for a WDL file 3 (floors) or 4
-    /// (transposed blocks, floors or not).
+    /// The format version to write: 2, 1 for readers that know only version 1, for a WDL file 3 (floors), 4
+    /// (transposed blocks, floors or not) or 6 (floors terminal positions complete), for a distance file 5 (indices
+    /// left out), or 7 for a file of either kind with its block index in chunks.
     pub version: u32,
     pub kind: FileKind,
-    /// Whether the values are floors: only for a WDL file of version 3 or 6 (where it is implied) or 4.
+    /// Whether the values are floors: only for a WDL file of version 3 or 6 (where it is implied), 4 or 7.
     pub floors: bool,
-    /// The indices whose values a distance file of version 5 leaves out; `None` in every other file.
+    /// The indices whose values a distance file of version 5 or 7 leaves out; `None` in every other file.
     pub omitted: Option<Range<u64>>,
+    /// Version 7: the index's chunks hold 2^`index_chunk_shift` blocks (at most 2^16). Ignored by other versions.
+    pub index_chunk_shift: u8,
     pub encoding: Encoding,
     pub block_values: u32,
     pub meta: &'a Metadata,
@@ -1205,14 +1309,27 @@ pub fn build_header(spec: &HeaderSpec<'_>) -> Result<Vec<u8>, String> {
         return Err(format!("format version {} has no floors", spec.version));
     }
     if let Some(omitted) = &spec.omitted
-        && (spec.version != OMITTING_VERSION
+        && (!(spec.version == OMITTING_VERSION
+            || (spec.version == INDEXED_VERSION && spec.kind == FileKind::Distance))
             || omitted.start >= omitted.end
             || omitted.end > meta.index_size)
     {
         return Err(format!(
-            "indices {omitted:?} can be left out of a distance file of version {OMITTING_VERSION} only, as a \
-             range of its indices"
+            "indices {omitted:?} can be left out of a distance file of version {OMITTING_VERSION} or \
+             {INDEXED_VERSION} only, as a range of its indices"
         ));
+    }
+    if spec.version == INDEXED_VERSION {
+        if spec.floors && spec.kind != FileKind::Wdl {
+            return Err("only a WDL file holds floors".into());
+        }
+        if spec.index_chunk_shift > MAX_INDEX_CHUNK_SHIFT {
+            return Err(format!(
+                "index chunks of 2^{} blocks (at most 2^{})",
+                spec.index_chunk_shift, MAX_INDEX_CHUNK_SHIFT
+            ));
+        }
+        return header_v7(spec);
     }
     let mut out = match spec.version {
         1 => header_v1(spec)?,
@@ -1229,6 +1346,94 @@ pub fn build_header(spec: &HeaderSpec<'_>) -> Result<Vec<u8>, String> {
     let sum = checksum(&out);
     out.extend_from_slice(&sum.to_le_bytes());
     Ok(out)
+}
+
+/// A version 7 header: the head (version 2's fields in version 7's order, then the chunk table) and its checksum,
+/// then the chunks' entries.
+fn header_v7(spec: &HeaderSpec<'_>) -> Result<Vec<u8>, String> {
+    let meta = spec.meta;
+    let mut out = Vec::new();
+    out.extend_from_slice(&MAGIC);
+    out.extend_from_slice(&INDEXED_VERSION.to_le_bytes());
+    out.extend_from_slice(&0u32.to_le_bytes()); // header length, patched below
+    out.extend_from_slice(&0u32.to_le_bytes()); // head length, patched below
+    out.push(if spec.floors {
+        WDL_FLOORS_KIND
+    } else {
+        spec.kind.code() as u8
+    });
+    out.push(spec.encoding.code() as u8);
+    out.push(spec.block_values.trailing_zeros() as u8);
+    out.push(meta.sides.len() as u8);
+    out.push(spec.index_chunk_shift);
+    debug_assert_eq!(out.len(), FIXED_LEN_V7);
+    put_fields(&mut out, meta)?;
+    let omitted = spec.omitted.clone().unwrap_or(0..0);
+    varint::put(&mut out, omitted.start);
+    varint::put(&mut out, omitted.end);
+    put_payload(&mut out, spec);
+    let block_count = spec.block_lens.len() as u64;
+    let chunks = index::chunk_count(block_count, spec.index_chunk_shift);
+    let head_len = out.len() as u64 + 16 * chunks + 8 + 8;
+    let header_len = head_len + index::ENTRY_BYTES * block_count;
+    let lens_fit = spec
+        .block_lens
+        .iter()
+        .all(|&len| len <= u64::from(u32::MAX));
+    let (Ok(head_len32), Ok(header_len32), true) =
+        (u32::try_from(head_len), u32::try_from(header_len), lens_fit)
+    else {
+        return Err("the header is too long (payload over 4 GB), or a block is".into());
+    };
+    let layout = index::chunked_entries(
+        spec.block_lens,
+        spec.block_sums,
+        spec.index_chunk_shift,
+        header_len,
+    );
+    for word in layout.starts.iter().chain(&layout.chunk_sums) {
+        out.extend_from_slice(&word.to_le_bytes());
+    }
+    out[12..16].copy_from_slice(&header_len32.to_le_bytes());
+    out[16..20].copy_from_slice(&head_len32.to_le_bytes());
+    let sum = checksum(&out);
+    out.extend_from_slice(&sum.to_le_bytes());
+    debug_assert_eq!(out.len() as u64, head_len);
+    out.extend_from_slice(&layout.entries);
+    Ok(out)
+}
+
+/// Version 2's fields from the index size to the per-side counts (also version 7's).
+fn put_fields(out: &mut Vec<u8>, meta: &Metadata) -> Result<(), String> {
+    varint::put(out, meta.index_size);
+    for name in [&meta.game, &meta.name] {
+        let len = u8::try_from(name.len()).map_err(|_| format!("name too long: {name:.40}…"))?;
+        out.push(len);
+        out.extend_from_slice(name.as_bytes());
+    }
+    varint::put(out, meta.params.len() as u64);
+    for (key, value) in &meta.params {
+        for s in [key, value] {
+            varint::put(out, s.len() as u64);
+            out.extend_from_slice(s.as_bytes());
+        }
+    }
+    for side in &meta.sides {
+        for n in [side.wins, side.draws, side.losses] {
+            varint::put(out, n);
+        }
+        for longest in [side.longest_win, side.longest_loss] {
+            varint::put(out, longest.map_or(0, |d| u64::from(d) + 1));
+        }
+    }
+    Ok(())
+}
+
+/// The payload's lengths and bytes (versions 2 to 7).
+fn put_payload(out: &mut Vec<u8>, spec: &HeaderSpec<'_>) {
+    varint::put(out, spec.payload_len);
+    varint::put(out, spec.stored_payload.len() as u64);
+    out.extend_from_slice(spec.stored_payload);
 }
 
 /// A version 1 header without its checksum.
@@ -1303,34 +1508,12 @@ fn header_v2(spec: &HeaderSpec<'_>) -> Result<Vec<u8>, String> {
     out.push(spec.block_values.trailing_zeros() as u8);
     out.push(meta.sides.len() as u8);
     debug_assert_eq!(out.len(), FIXED_LEN_V2);
-    varint::put(&mut out, meta.index_size);
-    for name in [&meta.game, &meta.name] {
-        let len = u8::try_from(name.len()).map_err(|_| format!("name too long: {name:.40}…"))?;
-        out.push(len);
-        out.extend_from_slice(name.as_bytes());
-    }
-    varint::put(&mut out, meta.params.len() as u64);
-    for (key, value) in &meta.params {
-        for s in [key, value] {
-            varint::put(&mut out, s.len() as u64);
-            out.extend_from_slice(s.as_bytes());
-        }
-    }
-    for side in &meta.sides {
-        for n in [side.wins, side.draws, side.losses] {
-            varint::put(&mut out, n);
-        }
-        for longest in [side.longest_win, side.longest_loss] {
-            varint::put(&mut out, longest.map_or(0, |d| u64::from(d) + 1));
-        }
-    }
+    put_fields(&mut out, meta)?;
     if let Some(omitted) = &spec.omitted {
         varint::put(&mut out, omitted.start);
         varint::put(&mut out, omitted.end);
     }
-    varint::put(&mut out, spec.payload_len);
-    varint::put(&mut out, spec.stored_payload.len() as u64);
-    out.extend_from_slice(spec.stored_payload);
+    put_payload(&mut out, spec);
     for &len in spec.block_lens {
         let len = u32::try_from(len).map_err(|_| format!("a block of {len} bytes is too long"))?;
         out.extend_from_slice(&len.to_le_bytes());
@@ -1508,12 +1691,14 @@ mod tests {
         let block_lens = [5u64, 1, 70_000, 3];
         let block_sums = [1u64, 2, 3, u64::MAX];
         let mut sizes = Vec::new();
-        for version in [1, 2] {
+        for version in [1, 2, INDEXED_VERSION] {
             let header = build_header(&HeaderSpec {
                 version,
                 kind: FileKind::Distance,
                 floors: false,
                 omitted: None,
+                // Two chunks of two blocks.
+                index_chunk_shift: 1,
                 encoding: Encoding::Distance32,
                 block_values: 256,
                 meta: &meta,
@@ -1534,9 +1719,14 @@ mod tests {
             assert_eq!(parsed.encoding, Encoding::Distance32);
             assert_eq!(parsed.payload_len, 10);
             assert_eq!(&file[parsed.payload_range.clone()], b"zstd?");
+            let mut start = header.len();
             for (b, (&len, &sum)) in block_lens.iter().zip(&block_sums).enumerate() {
-                assert_eq!(parsed.stored_block_len(b as u64), len);
-                assert_eq!(parsed.block_checksum(b as u64), sum);
+                let end = start + len as usize;
+                assert_eq!(
+                    parsed.index.block(Path::new("h"), &file, b as u64).unwrap(),
+                    (start..end, sum)
+                );
+                start = end;
             }
             // One byte more or less is a truncated file.
             file.push(0);
@@ -1545,6 +1735,8 @@ mod tests {
             assert!(Header::parse(Path::new("h"), &file).is_err());
         }
         assert!(sizes[1] + 100 < sizes[0], "{sizes:?}");
+        // Version 7 adds the chunk size, the range left out and two chunks' starts and checksums.
+        assert_eq!(sizes[2], sizes[1] + 1 + 4 + 2 + 16 * 2 + 8, "{sizes:?}");
         // A wrong number of blocks for the index size is refused when writing.
         assert!(
             build_header(&HeaderSpec {
@@ -1554,6 +1746,7 @@ mod tests {
                 omitted: None,
                 encoding: Encoding::Distance32,
                 block_values: 512,
+                index_chunk_shift: INDEX_CHUNK_SHIFT,
                 meta: &meta,
                 payload_len: 0,
                 stored_payload: b"",
@@ -1595,6 +1788,7 @@ mod tests {
                 FileKind::Distance => Encoding::Distance8,
             },
             block_values: index_size.next_power_of_two() as u32,
+            index_chunk_shift: INDEX_CHUNK_SHIFT,
             meta: &meta,
             payload_len: 0,
             stored_payload: b"",

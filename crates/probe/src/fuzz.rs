@@ -35,8 +35,8 @@ fn read_everything(bytes: Vec<u8>) {
     }
 }
 
-/// Recomputes the header checksum (and, if the header then parses, every block checksum) in place, when the header
-/// length field is plausible.
+/// Recomputes the header checksum (and, if the header then parses, every block checksum, and in version 7 every
+/// index chunk's) in place, when the header length field is plausible.
 pub fn repair_checksums(bytes: &mut [u8]) {
     let repair_header = |bytes: &mut [u8]| -> Option<()> {
         let at = crate::format::Header::checksum_at(bytes)?;
@@ -50,14 +50,6 @@ pub fn repair_checksums(bytes: &mut [u8]) {
     let Ok(header) = crate::format::Header::parse("fuzz".as_ref(), bytes) else {
         return;
     };
-    // The block checksums are the last 8 · block_count bytes before the header checksum, in both versions.
-    let sums = header.header_len as usize - 8 - 8 * header.block_count as usize;
-    for block in 0..header.block_count {
-        let start = header.block_offset(block) as usize;
-        let end = header.block_offset(block + 1) as usize;
-        let sum = checksum(&bytes[start..end]);
-        let at = sums + 8 * block as usize;
-        bytes[at..at + 8].copy_from_slice(&sum.to_le_bytes());
-    }
+    crate::index::repair_checksums(&header.index, bytes, header.block_count);
     repair_header(bytes);
 }

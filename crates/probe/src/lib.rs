@@ -18,8 +18,9 @@
 //! it is read: a damaged file gives an error naming it, never a wrong value. FORMAT.md at the repository root
 //! describes the bytes.
 //!
-//! Modules: [`format`] (layout, codes, header), [`checksum`], `file` (one opened file), `tables` (a directory, a
-//! table, probing), `cache` (the block cache), `error`.
+//! Modules: [`format`](mod@format) (layout, codes, header), [`checksum`], `index` (where each block lies: the block
+//! index, whole or in chunks), `file` (one opened file), `tables` (a directory, a table, probing), `cache` (the
+//! block cache), `error`.
 
 mod cache;
 pub mod checksum;
@@ -28,6 +29,7 @@ mod file;
 pub mod format;
 #[doc(hidden)]
 pub mod fuzz;
+mod index;
 mod tables;
 
 pub use error::{ErrorKind, ProbeError};

@@ -148,7 +148,8 @@ fn floors_are_no_better_than_the_values_and_the_exits_reach_the_rest() {
             table.wdl_file().header().version,
             if floors { 6 } else { 2 }
         );
-        assert_eq!(table.distance_file().header().version, 2);
+        // 625 distance blocks of 32 values: more than a chunk of the index holds.
+        assert_eq!(table.distance_file().header().version, 7);
         assert_reads_back(&table, &values);
         let mut below = 0;
         for i in 0..size {
@@ -463,30 +464,66 @@ fn bad_names_and_sides_are_refused() {
 
 // --- damaged files ---------------------------------------------------------------------------------------------
 
-/// The files damaged below, as (version, floors, transposed, omitted): each layout version, a WDL file with a
-/// transposed block (version 4), a WDL file of floors with and without one (version 6), and a distance file that
-/// leaves a range of indices out (version 5), whose distances, long and of normal play's parity, are stored by
-/// parity.
-const DAMAGED: [(u32, bool, bool, bool); 6] = [
-    (1, false, false, false),
-    (2, false, false, false),
-    (2, false, true, false),
-    (2, true, false, false),
-    (2, true, true, false),
-    (2, false, false, true),
-];
+/// One kind of file damaged below.
+#[derive(Clone, Copy)]
+struct Damaged {
+    /// The layout version asked for (1 or 2).
+    version: u32,
+    /// A WDL file of floors (version 6).
+    floors: bool,
+    /// A WDL file with a transposed block (version 4).
+    transposed: bool,
+    /// A distance file that leaves a range of indices out (version 5), whose distances, long and of normal play's
+    /// parity, are stored by parity.
+    omitted: bool,
+    /// Both files with their block index in chunks of two blocks (version 7).
+    chunked: bool,
+}
+
+/// The files damaged below: each layout version, each version 2 to 6 file, and version 7's chunked index with the
+/// meanings of versions 4 to 6.
+const DAMAGED: [Damaged; 9] = {
+    const fn file(
+        version: u32,
+        floors: bool,
+        transposed: bool,
+        omitted: bool,
+        chunked: bool,
+    ) -> Damaged {
+        Damaged {
+            version,
+            floors,
+            transposed,
+            omitted,
+            chunked,
+        }
+    }
+    [
+        file(1, false, false, false, false),
+        file(2, false, false, false, false),
+        file(2, false, true, false, false),
+        file(2, true, false, false, false),
+        file(2, true, true, false, false),
+        file(2, false, false, true, false),
+        file(2, false, false, false, true),
+        file(2, true, true, false, true),
+        file(2, false, false, true, true),
+    ]
+};
 
 /// The indices the fixture's distance file leaves out when asked to: whole blocks and parts of two.
 const FIXTURE_OMITTED: std::ops::Range<Index> = 100..220;
 
-/// A small table of many blocks, written once in format `version`, as (WDL bytes, distance bytes, values). With
+/// A small table of many blocks, written once as `file` says, as (WDL bytes, distance bytes, values). With
 /// `transposed`, a table with a period whose one WDL block is stored transposed.
-fn damaged_fixture(
-    version: u32,
-    floors: bool,
-    transposed: bool,
-    omitted: bool,
-) -> (Vec<u8>, Vec<u8>, impl Fn(Index) -> Option<Value>) {
+fn damaged_fixture(file: Damaged) -> (Vec<u8>, Vec<u8>, impl Fn(Index) -> Option<Value>) {
+    let Damaged {
+        version,
+        floors,
+        transposed,
+        omitted,
+        chunked,
+    } = file;
     let dir = tempfile::tempdir().unwrap();
     let synthetic = Synthetic {
         seed: 3,
@@ -525,10 +562,16 @@ fn damaged_fixture(
         spec.options.distance_block_values = 256;
         spec.options.try_transposed = true;
     }
+    if chunked {
+        spec.options.wdl_block_values = spec.options.wdl_block_values.min(256);
+        spec.options.index_chunk_shift = 1;
+    }
     let written = write_table(dir.path(), &spec, &values).unwrap();
     let header = TableFile::open(&written.wdl_path).unwrap().header().clone();
     assert_eq!(header.floors(), floors);
-    let wdl_version = if floors {
+    let wdl_version = if chunked {
+        7
+    } else if floors {
         6
     } else if transposed {
         4
@@ -537,7 +580,13 @@ fn damaged_fixture(
     };
     assert_eq!(header.version, wdl_version);
     let distance = TableFile::open(&written.distance_path).unwrap();
-    assert_eq!(distance.header().version == 5, omitted);
+    let distance_version = match (chunked, omitted) {
+        (true, _) => 7,
+        (false, true) => 5,
+        (false, false) => version,
+    };
+    assert_eq!(distance.header().version, distance_version);
+    assert_eq!(distance.header().omitted().is_some(), omitted);
     assert_eq!(distance.header().encoding.by_parity(), omitted);
     (
         std::fs::read(written.wdl_path).unwrap(),
@@ -556,13 +605,16 @@ fn open_pair(wdl: Vec<u8>, distance: Vec<u8>) -> Result<Table, ProbeError> {
 /// a wrong value.
 #[test]
 fn every_flipped_bit_is_an_error_never_a_wrong_value() {
-    for (version, floors, transposed, omitted) in DAMAGED {
-        every_flipped_bit_is_an_error_in(version, floors, transposed, omitted);
+    for file in DAMAGED {
+        every_flipped_bit_is_an_error_in(file);
     }
 }
 
-fn every_flipped_bit_is_an_error_in(version: u32, floors: bool, transposed: bool, omitted: bool) {
-    let (wdl, distance, values) = damaged_fixture(version, floors, transposed, omitted);
+fn every_flipped_bit_is_an_error_in(file: Damaged) {
+    let Damaged {
+        floors, omitted, ..
+    } = file;
+    let (wdl, distance, values) = damaged_fixture(file);
     for which in [FileKind::Wdl, FileKind::Distance] {
         let original = if which == FileKind::Wdl {
             &wdl
@@ -645,15 +697,48 @@ fn every_flipped_bit_is_an_error_in(version: u32, floors: bool, transposed: bool
     }
 }
 
+/// In version 7 a damaged chunk of the block index does not stop the file from opening, nor the blocks of the other
+/// chunks from being read: the blocks of that chunk are refused, naming it.
 #[test]
-fn every_truncation_is_an_error_naming_the_file() {
-    for (version, floors, transposed, omitted) in DAMAGED {
-        every_truncation_is_an_error_in(version, floors, transposed, omitted);
+fn a_damaged_index_chunk_refuses_its_blocks_only() {
+    let (wdl, mut distance, values) = damaged_fixture(DAMAGED[6]);
+    // The head ends at the u32 at offset 16; the entries of chunk 1 (blocks 2 and 3) follow those of chunk 0.
+    let head_len = u32::from_le_bytes(distance[16..20].try_into().unwrap()) as usize;
+    distance[head_len + 2 * 12 + 5] ^= 0x10;
+    let table = open_pair(wdl, distance).unwrap();
+    let file = table.distance_file();
+    assert_eq!(file.header().version, 7);
+    for block in 0..file.header().block_count {
+        match file.check_block(block) {
+            Ok(()) => assert!(!(2..4).contains(&block), "block {block} read"),
+            Err(e) => {
+                assert!((2..4).contains(&block), "block {block}: {e}");
+                assert!(
+                    matches!(e.kind(), ErrorKind::IndexChecksum { chunk: 1 }),
+                    "{e}"
+                );
+                assert!(e.to_string().contains("chunk 1 of the block index"), "{e}");
+            }
+        }
+    }
+    for i in 0..table.size() {
+        let in_damaged_chunk = (64..128).contains(&i);
+        assert_eq!(table.probe(i).is_err(), in_damaged_chunk, "index {i}");
+        if !in_damaged_chunk {
+            assert_eq!(table.probe(i).unwrap(), values(i), "index {i}");
+        }
     }
 }
 
-fn every_truncation_is_an_error_in(version: u32, floors: bool, transposed: bool, omitted: bool) {
-    let (wdl, distance, _) = damaged_fixture(version, floors, transposed, omitted);
+#[test]
+fn every_truncation_is_an_error_naming_the_file() {
+    for file in DAMAGED {
+        every_truncation_is_an_error_in(file);
+    }
+}
+
+fn every_truncation_is_an_error_in(file: Damaged) {
+    let (wdl, distance, _) = damaged_fixture(file);
     for len in 0..wdl.len() {
         let err = open_pair(wdl[..len].to_vec(), distance.clone())
             .err()
@@ -677,20 +762,20 @@ fn every_truncation_is_an_error_in(version: u32, floors: bool, transposed: bool,
 
 #[test]
 fn a_newer_format_version_is_refused_as_such() {
-    let (mut wdl, distance, _) = damaged_fixture(2, false, false, false);
+    let (mut wdl, distance, _) = damaged_fixture(DAMAGED[1]);
     wdl[8..12].copy_from_slice(&(retro_probe::format::VERSION + 1).to_le_bytes());
     let err = open_pair(wdl, distance).err().unwrap();
     assert!(
         matches!(
             err.kind(),
             ErrorKind::NewerVersion {
-                found: 7,
-                supported: 6
+                found: 8,
+                supported: 7
             }
         ),
         "{err}"
     );
-    assert!(err.to_string().contains("version 7 is newer"), "{err}");
+    assert!(err.to_string().contains("version 8 is newer"), "{err}");
     let err = write_table(
         tempfile::tempdir().unwrap().path(),
         &spec_version("v", 10, 1, b"", 3),
@@ -1027,10 +1112,10 @@ fn blocks_of_one_value_are_constant_and_every_layout_reads_back() {
     let file = table.distance_file();
     assert_eq!(file.header().encoding, retro_probe::Encoding::Distance16);
     for block in [0, 1, 4, 7] {
-        assert_eq!(file.header().stored_block_len(block), 3, "block {block}");
+        assert_eq!(file.stored_block_len(block).unwrap(), 3, "block {block}");
     }
     for block in 0..4 {
-        assert_eq!(table.wdl_file().header().stored_block_len(block), 2);
+        assert_eq!(table.wdl_file().stored_block_len(block).unwrap(), 2);
     }
     // Both WDL layouts of compressed blocks occur in a table of many small random blocks, and read back.
     let mixed = |i: Index| {

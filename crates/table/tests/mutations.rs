@@ -25,24 +25,28 @@ impl Rng {
 
 /// The files of a few small tables (both kinds, several blocks, with and without payload, every block layout), in
 /// every format version written (a WDL file of exact outcomes with a transposed block is version 4, a distance file
-/// that leaves indices out version 5, a WDL file of floors version 6).
+/// that leaves indices out version 5, a WDL file of floors version 6, a file of more blocks than a chunk of the
+/// index holds version 7).
 fn seeds() -> Vec<Vec<u8>> {
     let dir = tempfile::tempdir().unwrap();
     let mut files = Vec::new();
-    for (k, size, max_plies, version) in [
-        (0u64, 200u64, 20u32, 2u32),
-        (1, 1000, 300, 2),
-        (2, 3, 2, 2),
-        (3, 300, 20, 2),
-        (4, 3000, 20, 2),
-        (5, 1000, 30, 2),
-        (6, 2048, 30, 2),
-        (7, 2048, 30, 2),
-        (8, 8192, 30, 2),
-        (0, 200, 20, 1),
-        (1, 1000, 300, 1),
+    // The last field: the index's chunks hold 2^that many blocks (version 7 for files of more blocks than that).
+    for (k, size, max_plies, version, chunk_shift) in [
+        (0u64, 200u64, 20u32, 2u32, 8u8),
+        (1, 1000, 300, 2, 8),
+        (2, 3, 2, 2, 8),
+        (3, 300, 20, 2, 8),
+        (4, 3000, 20, 2, 8),
+        (5, 1000, 30, 2, 8),
+        (6, 2048, 30, 2, 8),
+        (7, 2048, 30, 2, 8),
+        (8, 8192, 30, 2, 8),
+        (0, 200, 20, 1, 8),
+        (1, 1000, 300, 1, 8),
+        (1, 1000, 300, 2, 2),
+        (5, 1000, 30, 2, 3),
     ] {
-        let name = format!("s{k}v{version}");
+        let name = format!("s{k}v{version}c{chunk_shift}");
         let payload = vec![k as u8; (k * 50) as usize];
         let value = |i: Index| match (i / 3 + k) % 5 {
             // Table 3 starts with blocks of one value (holes, then draws).
@@ -114,6 +118,7 @@ fn seeds() -> Vec<Vec<u8>> {
                 payload_level: 3,
                 try_transposed: true,
                 version,
+                index_chunk_shift: chunk_shift,
                 ..WriteOptions::default()
             },
         };
@@ -200,7 +205,7 @@ fn mutated_tables_never_panic_the_reader() {
         .map(|seed| u32::from_le_bytes(seed[8..12].try_into().unwrap()))
         .collect();
     // Every version the writer writes: version 3 (floors without transposed blocks) is read but no longer written.
-    assert_eq!(versions, [1, 2, 4, 5, 6].into(), "{versions:?}");
+    assert_eq!(versions, [1, 2, 4, 5, 6, 7].into(), "{versions:?}");
     let mut rng = Rng(2024);
     let tries = 30_000;
     let mut reached_blocks = 0;
