@@ -313,6 +313,7 @@ impl Board {
         [Owner::Us, Owner::Them].map(|o| HandKind::ALL.map(|k| self.hand(o, k)))
     }
 
+    #[inline]
     pub fn lion(&self, owner: Owner) -> Square {
         Square::from_index(
             (self.kinds[LION] & self.sides[owner as usize]).trailing_zeros() as usize,
@@ -519,43 +520,61 @@ impl Board {
     /// Whether the player to move has a move that wins at once (so the position is won in 1 ply). The same answer
     /// as trying every move with [`Board::is_winning_move`], found from attack sets without playing the moves.
     pub fn has_winning_move(&self) -> bool {
-        let ours = self.sides[0];
-        let their_lion = self.kinds[LION] & self.sides[1];
-        if self.attacks(Owner::Us) & their_lion != 0 {
+        self.wins_at_once(Owner::Us)
+    }
+
+    /// Whether the other player, once the turn passes, has a move that wins at once: `self.flip().has_winning_move()`
+    /// without turning the board. Asked of every position after a move when the engine counts moves.
+    pub fn opponent_has_winning_move(&self) -> bool {
+        self.wins_at_once(Owner::Them)
+    }
+
+    /// Whether `mover`, were it to move, could capture the enemy lion or make a successful try.
+    #[inline(always)]
+    fn wins_at_once(&self, mover: Owner) -> bool {
+        let (own, enemy) = (self.sides[mover as usize], mover.other());
+        let enemy_lion = self.kinds[LION] & self.sides[enemy as usize];
+        if self.attacks(mover) & enemy_lion != 0 {
             return true;
         }
-        let their_attacks = self.attacks(Owner::Them);
-        let lion = self.lion(Owner::Us);
-        let lion_steps = STEPS[0][LION][lion.index()] & !ours;
-        if lion_steps & FAR_RANK & !their_attacks != 0 {
+        // The rank where the mover's lion makes a try: the far rank for us, our back rank for them.
+        let far = match mover {
+            Owner::Us => FAR_RANK,
+            Owner::Them => BACK_RANK,
+        };
+        let lion = self.kinds[LION] & own;
+        let lion_square = lion.trailing_zeros() as usize;
+        let lion_steps = STEPS[mover as usize][LION][lion_square] & !own;
+        if lion_steps & far & !self.attacks(enemy) != 0 {
             return true;
         }
-        if lion.bit() & FAR_RANK == 0 {
+        if lion & far == 0 {
             return false;
         }
-        // Our lion already stands on the far rank: a move of another piece wins if it leaves the lion unattacked.
-        let attackers = self.attackers(Owner::Them, lion);
+        // The mover's lion already stands on its far rank: a move of another piece wins if it leaves the lion
+        // unattacked.
+        let attackers = self.attackers(enemy, Square::from_index(lion_square));
         match count(u32::from(attackers)) {
-            0 => self.has_move_besides_lion(ours),
+            0 => self.has_move_besides_lion(mover),
             1 => {
-                let others = Board {
-                    sides: [ours & !lion.bit(), 0],
-                    ..*self
-                };
-                others.attacks(Owner::Us) & attackers != 0
+                let mut others = *self;
+                others.sides[mover as usize] = own & !lion;
+                others.attacks(mover) & attackers != 0
             }
             _ => false,
         }
     }
 
     /// Whether some piece other than our lion can move (or a piece in hand be dropped).
-    fn has_move_besides_lion(&self, ours: u16) -> bool {
-        if self.hands & 0x3f != 0 {
+    fn has_move_besides_lion(&self, mover: Owner) -> bool {
+        if (self.hands >> (6 * mover as u32)) & 0x3f != 0 {
             return true; // At most 8 pieces on 12 squares: there is always an empty square to drop on.
         }
-        let lion = self.kinds[LION] & ours;
+        let own = self.sides[mover as usize];
+        let lion = self.kinds[LION] & own;
+        let steps = &STEPS[mover as usize];
         self.kinds.iter().enumerate().any(|(kind, &set)| {
-            squares(set & ours & !lion).any(|sq| STEPS[0][kind][sq.index()] & !ours != 0)
+            squares(set & own & !lion).any(|sq| steps[kind][sq.index()] & !own != 0)
         })
     }
 
@@ -688,6 +707,19 @@ pub(crate) mod tests {
             wins += slow as u32;
         }
         assert!(wins > 1000 && wins < 199_000);
+    }
+
+    #[test]
+    fn the_opponents_winning_test_is_the_flipped_boards() {
+        let mut rng = Rng(0x0dd5_eed5);
+        let mut wins = 0;
+        for _ in 0..200_000 {
+            let b = random_board(&mut rng);
+            let flipped = b.flip().has_winning_move();
+            assert_eq!(b.opponent_has_winning_move(), flipped, "{b:?}");
+            wins += flipped as u32;
+        }
+        assert!(wins > 1000 && wins < 199_000, "{wins}");
     }
 
     #[test]

@@ -28,7 +28,7 @@
 //! most as many pieces of a kind as the material has, and the hands share what is left.
 
 use crate::board::{Board, Owner};
-use crate::types::{BACK_RANK, HandKind, Kind, STEPS, Square, count};
+use crate::types::{BACK_RANK, FAR_RANK, HandKind, Kind, STEPS, Square, count};
 use retro_game::{Index, Value};
 
 /// The game's material besides the lions: two giraffes, two elephants, two chicks.
@@ -430,6 +430,17 @@ impl Indexer {
         lions_in_table(board.lion(Owner::Us), board.lion(Owner::Them))
     }
 
+    /// Whether the board seen by the other player is in the table: `self.in_table(&board.flip())` without turning
+    /// the board (for the position after a move, before the turn passes).
+    #[inline]
+    pub fn in_table_flipped(&self, board: &Board) -> bool {
+        // Turning the board swaps the lions and maps our far rank to the back rank; adjacency does not change.
+        let (ours, theirs) = (board.lion(Owner::Us), board.lion(Owner::Them));
+        ours != theirs
+            && STEPS[0][Kind::Lion as usize][ours.index()] & theirs.bit() == 0
+            && ours.bit() & FAR_RANK == 0
+    }
+
     /// The number of `board` within its class, in the class's orientation (lions on the class's squares).
     #[inline]
     fn rest_of(&self, board: &Board) -> u64 {
@@ -575,6 +586,20 @@ impl Indexer {
 mod tests {
     use super::*;
     use crate::board::tests::{Rng, random_board};
+
+    #[test]
+    fn the_flipped_board_is_in_the_table_as_the_lions_say() {
+        let ix = Indexer::new();
+        let mut rng = Rng(31);
+        let mut kept = 0;
+        for _ in 0..100_000 {
+            let b = random_board(&mut rng);
+            let flipped = ix.in_table(&b.flip());
+            assert_eq!(ix.in_table_flipped(&b), flipped, "{b:?}");
+            kept += flipped as u32;
+        }
+        assert!(kept > 1000 && kept < 99_000, "{kept}");
+    }
 
     #[test]
     fn sizes() {
