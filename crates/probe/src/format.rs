@@ -1352,19 +1352,8 @@ pub fn build_header(spec: &HeaderSpec<'_>) -> Result<Vec<u8>, String> {
 /// then the chunks' entries.
 fn header_v7(spec: &HeaderSpec<'_>) -> Result<Vec<u8>, String> {
     let meta = spec.meta;
-    let mut out = Vec::new();
-    out.extend_from_slice(&MAGIC);
-    out.extend_from_slice(&INDEXED_VERSION.to_le_bytes());
-    out.extend_from_slice(&0u32.to_le_bytes()); // header length, patched below
-    out.extend_from_slice(&0u32.to_le_bytes()); // head length, patched below
-    out.push(if spec.floors {
-        WDL_FLOORS_KIND
-    } else {
-        spec.kind.code() as u8
-    });
-    out.push(spec.encoding.code() as u8);
-    out.push(spec.block_values.trailing_zeros() as u8);
-    out.push(meta.sides.len() as u8);
+    // The header length and the head length, patched below.
+    let mut out = fixed_fields(spec, INDEXED_VERSION, 2, spec.floors);
     out.push(spec.index_chunk_shift);
     debug_assert_eq!(out.len(), FIXED_LEN_V7);
     put_fields(&mut out, meta)?;
@@ -1401,6 +1390,24 @@ fn header_v7(spec: &HeaderSpec<'_>) -> Result<Vec<u8>, String> {
     debug_assert_eq!(out.len() as u64, head_len);
     out.extend_from_slice(&layout.entries);
     Ok(out)
+}
+
+/// The fixed fields of versions 2 to 7: the magic, the version, `lengths` u32 lengths left 0 for the caller to
+/// patch, the file kind ([`WDL_FLOORS_KIND`] with `floors_kind`), the encoding, the block size and the side count.
+fn fixed_fields(spec: &HeaderSpec<'_>, version: u32, lengths: usize, floors_kind: bool) -> Vec<u8> {
+    let mut out = Vec::new();
+    out.extend_from_slice(&MAGIC);
+    out.extend_from_slice(&version.to_le_bytes());
+    out.resize(out.len() + 4 * lengths, 0);
+    out.push(if floors_kind {
+        WDL_FLOORS_KIND
+    } else {
+        spec.kind.code() as u8
+    });
+    out.push(spec.encoding.code() as u8);
+    out.push(spec.block_values.trailing_zeros() as u8);
+    out.push(spec.meta.sides.len() as u8);
+    out
 }
 
 /// Version 2's fields from the index size to the per-side counts (also version 7's).
@@ -1495,18 +1502,9 @@ fn header_v1(spec: &HeaderSpec<'_>) -> Result<Vec<u8>, String> {
 /// A version 2 header without its checksum.
 fn header_v2(spec: &HeaderSpec<'_>) -> Result<Vec<u8>, String> {
     let meta = spec.meta;
-    let mut out = Vec::new();
-    out.extend_from_slice(&MAGIC);
-    out.extend_from_slice(&spec.version.to_le_bytes());
-    out.extend_from_slice(&0u32.to_le_bytes()); // header length, patched below
-    out.push(if spec.version >= TRANSPOSED_WDL_VERSION && spec.floors {
-        WDL_FLOORS_KIND
-    } else {
-        spec.kind.code() as u8
-    });
-    out.push(spec.encoding.code() as u8);
-    out.push(spec.block_values.trailing_zeros() as u8);
-    out.push(meta.sides.len() as u8);
+    // The header length, patched below.
+    let floors_kind = spec.version >= TRANSPOSED_WDL_VERSION && spec.floors;
+    let mut out = fixed_fields(spec, spec.version, 1, floors_kind);
     debug_assert_eq!(out.len(), FIXED_LEN_V2);
     put_fields(&mut out, meta)?;
     if let Some(omitted) = &spec.omitted {
