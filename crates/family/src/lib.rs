@@ -94,7 +94,7 @@ pub struct Rates {
 
 impl Default for Rates {
     /// For a family that measured none: a million indices a second, a byte an index (slower and larger than every
-    /// board game measured, whose rates are 0.7 to 2.6 M indices a second and 0.2 to 0.3 bytes an index).
+    /// board game measured, whose rates are 0.7 to 3.3 M indices a second and 0.2 to 0.3 bytes an index).
     fn default() -> Self {
         Rates {
             indices_per_second: 1.0e6,
