@@ -286,21 +286,27 @@ impl Position {
     /// Visits every legal move of the side to move, in the order [`legal_moves`](Self::legal_moves) lists them.
     #[inline]
     pub fn visit_legal_moves<F: FnMut(ChessMove)>(&self, mut visit: F) {
-        let exposed = self.exposed();
-        self.visit_piece_moves::<true, F>(exposed, &mut visit);
+        let (danger, exposed) = self.dangers();
+        self.visit_piece_moves::<true, F>(danger, exposed, &mut visit);
         self.visit_pawn_moves(exposed, visit);
     }
 
-    /// The squares of the men of the side to move whose moves must each be tested: the pinned ones, or every square
-    /// when the king is in check. Any other man cannot expose the king: all its moves are legal.
+    /// The squares the opponent attacks with the king of the side to move off the board ([`king_danger`]), and the
+    /// squares of the men of the side to move whose moves must each be tested: the pinned ones, or every square when
+    /// the king is in check. Any other man cannot expose the king: all its moves are legal. (The king is in check
+    /// when its square is in danger: one map answers both.)
+    ///
+    /// [`king_danger`]: Self::king_danger
     #[inline]
-    fn exposed(&self) -> Bitboard {
+    fn dangers(&self) -> (Bitboard, Bitboard) {
         let king = self.king(self.turn);
-        if self.is_attacked(king, self.turn.other()) {
+        let danger = self.king_danger(king);
+        let exposed = if danger.contains(king) {
             Bitboard(!0)
         } else {
             self.pinned(king)
-        }
+        };
+        (danger, exposed)
     }
 
     /// The men of the side to move that stand alone between its king (on `king`, not in check) and an enemy slider
@@ -387,6 +393,7 @@ impl Position {
     #[inline]
     fn visit_piece_moves<const LIST_QUIET: bool, F: FnMut(ChessMove)>(
         &self,
+        danger: Bitboard,
         exposed: Bitboard,
         visit: &mut F,
     ) -> u64 {
@@ -406,7 +413,7 @@ impl Position {
                 let mut targets = attacks::attacks(us, role, from, occupied) & !own;
                 if role == Role::King {
                     // One map of the squares the opponent attacks, rather than one test per king move.
-                    targets = targets & !self.king_danger(from);
+                    targets = targets & !danger;
                 }
                 let free = role != Role::King && !exposed.contains(from);
                 let one_by_one = if !LIST_QUIET && free {
@@ -548,9 +555,9 @@ impl Position {
     /// check, may go to every empty square it attacks: those are counted at once.
     #[inline]
     pub fn count_quiet_visit_rest<F: FnMut(ChessMove)>(&self, mut visit: F) -> u64 {
-        let exposed = self.exposed();
+        let (danger, exposed) = self.dangers();
         let us = self.turn;
-        let mut quiet = self.visit_piece_moves::<false, F>(exposed, &mut visit);
+        let mut quiet = self.visit_piece_moves::<false, F>(danger, exposed, &mut visit);
         if self.by_piece(us, Role::Pawn).nonempty() {
             self.visit_pawn_moves(exposed, |m| {
                 if m.converts() {
