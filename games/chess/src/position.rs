@@ -246,6 +246,19 @@ impl Position {
         self.attacked_with(sq, by, self.occupied(), Bitboard::EMPTY)
     }
 
+    /// How many squares hold something else (another man, or none) in this position and in its reflection in the
+    /// a1–h8 diagonal. Two moves of a position lead to positions that are reflections of each other only if this
+    /// is at most 4: each move changes two squares.
+    #[inline]
+    pub fn diagonal_asymmetry(&self) -> u32 {
+        let differing = self
+            .by_color
+            .iter()
+            .chain(&self.by_role)
+            .fold(0u64, |diff, bb| diff | (bb.0 ^ bb.flip_diagonal().0));
+        differing.count_ones()
+    }
+
     /// Whether the king of `color` is attacked.
     #[inline]
     pub fn in_check(&self, color: Color) -> bool {
