@@ -1,5 +1,5 @@
 //! Chess endgame tablebases for retro: the board, exact move and un-move generation, the dense index of a material,
-//! and the [`ChessGame`](game::ChessGame) that the retrograde engine solves.
+//! and the [`ChessGame`] that the retrograde engine solves.
 //!
 //! Modules, from the ground up:
 //! - [`types`]: squares, bitboards, colours, roles, pieces;
