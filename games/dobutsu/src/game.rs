@@ -60,6 +60,34 @@ impl DobutsuGame {
     pub fn indexer(&self) -> &Indexer {
         &self.indexer
     }
+
+    /// Visits the board after each move of the position at `index` (before the turn passes) that reaches a stored
+    /// position: one in the table and not won in 1 for the opponent. Says what the index is: a hole, a position
+    /// whose every move was left out (lost in 2), or a playable one. The boards are tested as they are: turning
+    /// each one would cost more than the tests.
+    fn stored_children(&self, index: Index, mut stored: impl FnMut(&Board)) -> Node {
+        let Some(board) = self.indexer.decode(index) else {
+            return Node::Hole;
+        };
+        if board.has_winning_move() {
+            return Node::Hole; // Won in 1: not stored (see the module documentation).
+        }
+        let (mut any, mut left_out) = (false, false);
+        // No move captures the lion or wins by a try here (the position would be won in 1).
+        board.children(|after, _| {
+            if self.indexer.in_table_flipped(&after) && !after.opponent_has_winning_move() {
+                any = true;
+                stored(&after);
+            } else {
+                left_out = true;
+            }
+        });
+        if !any && left_out {
+            Node::Terminal(Value::loss(2))
+        } else {
+            Node::Playable
+        }
+    }
 }
 
 impl Game for DobutsuGame {
@@ -72,64 +100,24 @@ impl Game for DobutsuGame {
     }
 
     fn expand<F: FnMut(Move)>(&self, index: Index, mut visit: F) -> Node {
-        let Some(board) = self.indexer.decode(index) else {
-            return Node::Hole;
-        };
-        if board.has_winning_move() {
-            return Node::Hole; // Won in 1: not stored (see the module documentation).
-        }
         let mut targets = [0 as Index; MAX_MOVES];
         let mut count = 0;
-        let mut left_out = false;
-        // No move captures the lion or wins by a try here (the position would be won in 1).
-        board.children(|after, _| {
-            let after = after.flip();
-            // The test for a win in 1 first: it is cheaper than encoding, and true for many of the moves.
-            if after.has_winning_move() {
-                left_out = true;
-                return;
-            }
-            match self.indexer.encode(&after) {
-                Some(target) => {
-                    targets[count] = target;
-                    count += 1;
-                }
-                None => left_out = true,
-            }
+        let node = self.stored_children(index, |after| {
+            targets[count] = self.indexer.encode(&after.flip()).expect("in the table");
+            count += 1;
         });
-        if count == 0 && left_out {
-            return Node::Terminal(Value::loss(2));
-        }
         for &target in &targets[..count] {
             visit(Move::To(target));
         }
-        Node::Playable
+        node
     }
 
-    /// What [`expand`](Game::expand) counts, without encoding the targets: a move counts when it reaches a
-    /// position in the table that is not won in 1. Initialisation runs this on every index, and encoding was most
-    /// of its work.
+    /// What [`expand`](Game::expand) counts, without encoding the targets. Initialisation runs this on every index,
+    /// and encoding was most of its work.
     fn count_moves<F: FnMut(Value)>(&self, index: Index, _exit: F) -> (Node, u64) {
-        let Some(board) = self.indexer.decode(index) else {
-            return (Node::Hole, 0);
-        };
-        if board.has_winning_move() {
-            return (Node::Hole, 0);
-        }
         let mut count = 0;
-        let mut left_out = false;
-        // The boards after the moves are tested as they are: turning each one would cost more than the tests.
-        board.children(|after, _| {
-            if self.indexer.in_table_flipped(&after) && !after.opponent_has_winning_move() {
-                count += 1;
-            } else {
-                left_out = true;
-            }
-        });
-        if count == 0 && left_out {
-            return (Node::Terminal(Value::loss(2)), 0);
-        }
-        (Node::Playable, count)
+        let node = self.stored_children(index, |_| count += 1);
+        (node, count)
     }
 
     fn unmoves<F: FnMut(Index)>(&self, index: Index, mut visit: F) {
