@@ -49,8 +49,8 @@ pub const TERMINAL_FLOORS_VERSION: u32 = 6;
 /// opening a large file does not read its whole index: version 6's meanings (the kind byte says floors, which
 /// terminal positions complete too), version 5's range of indices left out, any layout, for files of either kind.
 pub const INDEXED_VERSION: u32 = 7;
-/// How many blocks a chunk of a version 7 index holds, as a power of two: 256 blocks, 3 KB of entries, checked in
-/// well under a microsecond. Writers write version 7 for files of more blocks than that.
+/// How many blocks a chunk of a version 7 index holds, as a power of two: 256 blocks, 3 KB of entries, checked the
+/// first time one of their blocks is read. Writers write version 7 for files of more blocks than that.
 pub const INDEX_CHUNK_SHIFT: u8 = 8;
 /// The largest chunk of a version 7 index, as a power of two (it bounds the work of checking one chunk).
 pub const MAX_INDEX_CHUNK_SHIFT: u8 = 16;
@@ -770,10 +770,11 @@ impl Header {
             (header_len, FIXED_LEN_V2)
         };
         let header_bytes = checked_header(path, bytes, checked_len, fixed_len as u64 + 8)?;
-        // As in version 1, the checks below only guard against writer bugs and forged files.
+        // As in version 1, the checks below only guard against writer bugs and forged files. The file kind comes
+        // after the lengths: one in version 2, two in version 7.
         let mut r = Cursor {
             bytes: header_bytes,
-            pos: fixed_len - 4 - usize::from(chunked),
+            pos: if chunked { 20 } else { 16 },
             path,
         };
         let kind_code = r.u8("file kind")?;
@@ -888,11 +889,7 @@ impl Header {
         } else {
             whole_index(path, &mut r, block_count, header_len)?
         };
-        let end = match &index {
-            BlockIndex::Whole { offsets, .. } => offsets[block_count as usize],
-            BlockIndex::Chunked(chunks) => chunks.end(),
-        };
-        check_file_end(path, end, bytes.len() as u64)?;
+        check_file_end(path, index.end(), bytes.len() as u64)?;
         if chunked && omitted.is_some() && kind != FileKind::Distance {
             return Err(ProbeError::malformed(
                 path,

@@ -28,6 +28,16 @@ pub(crate) enum BlockIndex {
 }
 
 impl BlockIndex {
+    /// The end of the last block (where the file must end).
+    pub(crate) fn end(&self) -> u64 {
+        match self {
+            BlockIndex::Whole { offsets, .. } => {
+                *offsets.last().expect("one offset more than blocks")
+            }
+            BlockIndex::Chunked(index) => *index.starts.last().expect("one start more than chunks"),
+        }
+    }
+
     /// The bytes of block `block` in the file `bytes` (which the index belongs to) and their stored checksum. In a
     /// chunked index, the block's chunk is checked first if it was not yet: `path` names the file in that error.
     pub(crate) fn block(
@@ -104,11 +114,6 @@ impl ChunkedIndex {
             sums,
             checked,
         })
-    }
-
-    /// The end of the last block.
-    pub(crate) fn end(&self) -> u64 {
-        *self.starts.last().expect("one start more than chunks")
     }
 
     fn block(
