@@ -23,7 +23,7 @@ use retro_game::{Outcome, Value, varint};
 
 use crate::checksum::checksum;
 use crate::error::{ErrorKind, ProbeError};
-use crate::index::{self, BlockIndex, ChunkTableError, ChunkedIndex};
+use crate::index::{self, BlockIndex, ChunkTableError, ChunkedIndex, read_u64};
 
 /// The first eight bytes of every table file. The final 0x1a (as in PNG) catches text-mode transfers.
 pub const MAGIC: [u8; 8] = *b"RETROTB\x1a";
@@ -993,20 +993,7 @@ fn whole_index(
     // Bounded by the header's size, as just checked. Read as whole slices rather than field by field: a first
     // probe opens the table, and a large table's index has tens of thousands of entries.
     let lengths = r.take(block_count as usize * 4, "block lengths")?;
-    let mut offsets = Vec::with_capacity(block_count as usize + 1);
-    let mut end = header_len;
-    offsets.push(end);
-    for (block, len) in lengths.chunks_exact(4).enumerate() {
-        let len = u32::from_le_bytes(len.try_into().expect("4 bytes"));
-        if len == 0 {
-            return Err(ProbeError::malformed(
-                path,
-                format!("block {block} is empty"),
-            ));
-        }
-        end += u64::from(len);
-        offsets.push(end);
-    }
+    let offsets = index::offsets_of(path, header_len, 0, lengths)?;
     // The checksums are read from the file when needed: copying them would cost a first probe more than it saves.
     let sums_at = r.pos;
     r.take(block_count as usize * 8, "block checksums")?;
@@ -1137,10 +1124,6 @@ fn check_file_end(path: &Path, end: u64, file_len: u64) -> Result<(), ProbeError
 
 fn distance_field(raw: u32) -> Option<u32> {
     (raw != NO_DISTANCE).then_some(raw)
-}
-
-fn read_u64(bytes: &[u8], at: usize) -> u64 {
-    u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"))
 }
 
 /// Reads header fields in order, with a clear error when the header ends inside one.

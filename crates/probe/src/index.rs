@@ -151,23 +151,13 @@ impl ChunkedIndex {
         if checksum(entries) != self.sums[chunk as usize] {
             return Err(ProbeError::new(path, ErrorKind::IndexChecksum { chunk }));
         }
-        let lengths = &entries[..4 * blocks];
-        let mut offsets = Vec::with_capacity(blocks + 1);
-        let mut end = self.starts[chunk as usize];
-        offsets.push(end);
-        for (i, len) in lengths.chunks_exact(4).enumerate() {
-            let len = u32::from_le_bytes(len.try_into().expect("4 bytes"));
-            if len == 0 {
-                let block = (chunk << self.chunk_shift) + i as u64;
-                return Err(ProbeError::malformed(
-                    path,
-                    format!("block {block} is empty"),
-                ));
-            }
-            end += u64::from(len);
-            offsets.push(end);
-        }
-        if end != self.starts[chunk as usize + 1] {
+        let offsets = offsets_of(
+            path,
+            self.starts[chunk as usize],
+            chunk << self.chunk_shift,
+            &entries[..4 * blocks],
+        )?;
+        if offsets.last() != Some(&self.starts[chunk as usize + 1]) {
             return Err(ProbeError::malformed(
                 path,
                 format!("the blocks of index chunk {chunk} do not end where the next chunk starts"),
@@ -177,7 +167,35 @@ impl ChunkedIndex {
     }
 }
 
-fn read_u64(bytes: &[u8], at: usize) -> u64 {
+/// The offsets of consecutive blocks whose stored lengths are `lengths` (u32 each), the first block, numbered
+/// `first_block`, starting at `start`; then the end of the last one. An empty block is malformed: every stored block
+/// has at least its layout byte.
+pub(crate) fn offsets_of(
+    path: &Path,
+    start: u64,
+    first_block: u64,
+    lengths: &[u8],
+) -> Result<Vec<u64>, ProbeError> {
+    let mut offsets = Vec::with_capacity(lengths.len() / 4 + 1);
+    let mut end = start;
+    offsets.push(end);
+    for (i, len) in lengths.chunks_exact(4).enumerate() {
+        let len = u32::from_le_bytes(len.try_into().expect("4 bytes"));
+        if len == 0 {
+            let block = first_block + i as u64;
+            return Err(ProbeError::malformed(
+                path,
+                format!("block {block} is empty"),
+            ));
+        }
+        end += u64::from(len);
+        offsets.push(end);
+    }
+    Ok(offsets)
+}
+
+/// The little-endian u64 at `at` in `bytes`.
+pub(crate) fn read_u64(bytes: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"))
 }
 
