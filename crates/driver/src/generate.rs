@@ -374,13 +374,13 @@ pub(crate) fn check_distance_block(values: Option<u32>) -> Result<()> {
 /// kept them, else asked of `game`). `generate` writes a table just solved so, and `repack` rewrites one read back.
 /// The bytes do not depend on `writer_threads`, which a build short of memory lowers.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn write_values<F: Family>(
+pub(crate) fn write_values<F: Family, V: Fn(Index) -> Option<Value> + Sync>(
     family: &F,
     table: &F::Table,
     game: &F::Game<'_>,
     best_exits: Option<&retro_engine::BestExits>,
     params: Vec<(String, String)>,
-    values: &(dyn Fn(Index) -> Option<Value> + Sync),
+    values: &V,
     out: &Path,
     choices: &Choices,
     writer_threads: usize,
