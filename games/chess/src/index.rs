@@ -358,6 +358,10 @@ impl TableIndex {
 
     /// The placement at `index`, in canonical orientation, or `Overlap` when two men would share a square. The
     /// placement may still be a hole: the side not to move in check, or a non-canonical duplicate.
+    /// Always inlined, as is [`position`](Self::position): their callers (counting, expanding and un-moving a
+    /// position) then build the position in place instead of receiving it through memory. KQRvKR's first pass took
+    /// 9.6 s instead of 10.6 s, its whole build 34.5 s instead of 36.5 s (two pairs of runs, same bytes).
+    #[inline(always)]
     pub fn decode(&self, index: u64) -> Result<Position, Overlap> {
         debug_assert!(index < self.size());
         let turn = if index >= self.half {
@@ -560,6 +564,7 @@ impl TableIndex {
     }
 
     /// Whether the position at `index` is a legal position and `index` is its canonical number; returns it.
+    #[inline(always)]
     pub fn position(&self, index: u64) -> Option<Position> {
         let pos = self.decode(index).ok()?;
         // Decoding puts one king of each colour on a canonical pair that does not touch, and pawns on ranks 2-7:
