@@ -95,7 +95,7 @@ fn transform_board(t: usize, squares: Bitboard) -> Bitboard {
 /// The digit of one group of identical pieces standing on `squares`: the rank of the combination of their square
 /// numbers, counted on the squares the group may use (pawns: ranks 2–7; pieces: all but the two kings'). Squares come
 /// out of a bitboard in increasing order, which is the order the combinatorial number system sums them in.
-#[inline]
+#[inline(always)]
 fn group_code(group: &Group, squares: Bitboard, low_king: usize, high_king: usize) -> u64 {
     let mut code = 0;
     for (i, sq) in squares.enumerate() {
@@ -470,7 +470,9 @@ impl TableIndex {
         }
     }
 
-    #[inline]
+    /// Always inlined, as is [`group_code`]: the walk names every predecessor through them. KQRvKR's build took
+    /// 32.9 s instead of 33.7 s (two pairs of runs, same bytes).
+    #[inline(always)]
     fn encode_with(&self, pos: &Position, t: usize) -> u64 {
         let wk = transform(t, pos.king(Color::White));
         let bk = transform(t, pos.king(Color::Black));
