@@ -372,7 +372,9 @@ pub(crate) fn check_distance_block(values: Option<u32>) -> Result<()> {
 /// Writes the two files of `table` from its values: with the family's payload, sides, blocks and, where it asks for
 /// them, WDL floors that `game`'s exits complete (the exits' best outcomes are read from `best_exits` when the solve
 /// kept them, else asked of `game`). `generate` writes a table just solved so, and `repack` rewrites one read back.
-/// The bytes do not depend on `writer_threads`, which a build short of memory lowers.
+/// The bytes do not depend on `writer_threads`, which a build short of memory lowers. Generic over `values`, not a
+/// `dyn Fn`, so that the writer's passes over every index inline the lookup: KQRvKR's writing took 2.5 s instead of
+/// 2.9 s, Dobutsu's 6.4 s instead of 7.4 s.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn write_values<F: Family, V: Fn(Index) -> Option<Value> + Sync>(
     family: &F,

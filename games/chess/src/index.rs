@@ -361,7 +361,9 @@ impl TableIndex {
     ///
     /// Always inlined, as is [`position`](Self::position): their callers (counting, expanding and un-moving a
     /// position) then build the position in place instead of receiving it through memory. KQRvKR's first pass took
-    /// 9.6 s instead of 10.6 s, its whole build 34.5 s instead of 36.5 s (two pairs of runs, same bytes).
+    /// 9.6 s instead of 10.6 s, its whole build 34.5 s instead of 36.5 s (two pairs of runs, same bytes). Inlining
+    /// more was measured too and made things slower (the first pass by 1 to 2.6 s: `digits`, `Position::play`,
+    /// `ChessGame::position`): the first pass is sensitive to the layout of its code, so measure before adding any.
     #[inline(always)]
     pub fn decode(&self, index: u64) -> Result<Position, Overlap> {
         debug_assert!(index < self.size());
