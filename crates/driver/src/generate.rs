@@ -45,7 +45,7 @@ pub struct GenerateArgs {
     /// searching their moves (format version 5). For a family whose sides to move are ranges of the index
     /// ([`Family::side_ranges`]); others store both.
     pub one_side: bool,
-    /// Values per block of the distance files, instead of the writer's choice (see [`Choices::distance_block`]).
+    /// Values per block of the distance files, instead of the writer's choice (see `Choices::distance_block`).
     pub distance_block: Option<u32>,
     /// After the tables, count the positions reachable from the start.
     pub census: bool,
