@@ -347,9 +347,13 @@ impl Game for ChessGame<'_> {
                 n_others += 1;
             } else {
                 n_kings += 1;
-                targets[QUIET_CAPACITY - n_kings] = if quick {
+                targets[QUIET_CAPACITY - n_kings] = if let Some(digits) = &digits {
                     self.index
-                        .encode_oriented(&pos.after_quiet(m.role, m.from, m.to))
+                        .after_king_move(digits, &pos, us, m.from, m.to)
+                        .unwrap_or_else(|| {
+                            self.index
+                                .encode_oriented(&pos.after_quiet(m.role, m.from, m.to))
+                        })
                 } else {
                     // A double push may reach the en-passant region.
                     self.encode(&pos.play(&m))
@@ -505,6 +509,13 @@ impl Game for ChessGame<'_> {
                         Bitboard(pos.by_piece(mover, u.role).0 ^ u.from.bb().0 ^ u.to.bb().0);
                     targets[n_others] = self.index.after_quiet_move(digits, mover, u.role, squares);
                     n_others += 1;
+                } else if let Some(i) = digits.as_ref().and_then(|digits| {
+                    self.index
+                        .after_king_move(digits, &pos, mover, u.to, u.from)
+                }) {
+                    // On the quick path there are no twins with en-passant rights.
+                    n_kings += 1;
+                    targets[QUIET_CAPACITY - n_kings] = i;
                 } else {
                     self.visit_predecessor(&pos.before(&u), |i| {
                         n_kings += 1;
@@ -700,6 +711,8 @@ mod tests {
         for (name, step) in [
             ("KPvKP", 97),
             ("KRvKR", 101),
+            // The quick path, whose king moves are encoded from the digits.
+            ("KRvKN", 101),
             ("KPvK", 13),
             ("KPPvKP", 100_003),
             ("KRPvKP", 200_003),
@@ -714,7 +727,11 @@ mod tests {
             }
             // The en-passant region, where the rules differ: every position of KPvKP, a sample of the others.
             let ep = game.ep_index().len();
-            assert_eq!(ep == 0, name == "KRvKR" || name == "KPvK", "{name}");
+            assert_eq!(
+                ep == 0,
+                ["KRvKR", "KRvKN", "KPvK"].contains(&name),
+                "{name}"
+            );
             let ep_step = if name == "KPvKP" { 1 } else { 37 };
             for n in (0..ep).step_by(ep_step) {
                 checked += check_contract(&game, table + n);

@@ -546,6 +546,52 @@ impl TableIndex {
         )
     }
 
+    /// The canonical index of the position one move away from the one of `digits` (which is `pos`), where the king
+    /// of `color` went from `from` to `to`, neither capturing: [`encode_oriented`](Self::encode_oriented) of that
+    /// position, found from the digits. `None` when the new kings are not canonical as they stand (a symmetry would
+    /// turn the board) or stand on the diagonal; the caller then encodes the position. The other men's digits change
+    /// only for a group with a man between the king's two squares, whose ranks among the free squares shift.
+    #[inline]
+    pub(crate) fn after_king_move(
+        &self,
+        digits: &Digits,
+        pos: &Position,
+        color: Color,
+        from: Square,
+        to: Square,
+    ) -> Option<u64> {
+        let other = digits.low_king + digits.high_king - from.index();
+        let (white, black) = match color {
+            Color::White => (to.index(), other),
+            Color::Black => (other, to.index()),
+        };
+        let pair = self.raw_pairs[white * 64 + black];
+        if pair.first != 0 || pair.second != u8::MAX {
+            return None;
+        }
+        let (low_king, high_king) = (white.min(black), white.max(black));
+        // A man on a square s has the rank s minus the kings below it: the rank changes for s in (lo, hi].
+        let (lo, hi) = (from.index().min(to.index()), from.index().max(to.index()));
+        let shifted = (u64::MAX << (lo + 1)) & (u64::MAX >> (63 - hi));
+        let mut index = u64::from(pair.number);
+        for (g, group) in self.groups.iter().enumerate() {
+            let squares = pos.by_piece(group.piece.color, group.piece.role);
+            let code = if squares.0 & shifted != 0 {
+                group_code(group, squares, low_king, high_king)
+            } else {
+                digits.codes[g]
+            };
+            index = index * group.radix + code;
+        }
+        // The position after the move has the other side to move, as the index `turned`.
+        let side = if digits.turned >= self.half {
+            self.half
+        } else {
+            0
+        };
+        Some(side + index)
+    }
+
     /// The king-pair digit of the positions with these kings: what [`pair_of`](Self::pair_of) gives their indices.
     #[inline]
     pub(crate) fn pair_number(&self, white_king: Square, black_king: Square) -> u64 {
@@ -645,6 +691,64 @@ mod tests {
             }
         }
         legal
+    }
+
+    #[test]
+    fn a_king_move_is_encoded_from_the_digits_as_in_full() {
+        use crate::position::Unmove;
+        for (name, step) in [
+            ("KQRvKR", 1009),
+            ("KRvKN", 7),
+            ("KBBvKN", 331),
+            ("KRPvKR", 997),
+            ("KNNvK", 3),
+        ] {
+            let index = TableIndex::new(Material::parse(name).unwrap());
+            let (mut quick, mut encoded) = (0, 0);
+            for i in (0..index.size()).step_by(step) {
+                let Some(pos) = index.position(i) else {
+                    continue;
+                };
+                if index.kings_on_axis(pos.king(Color::White), pos.king(Color::Black)) {
+                    continue;
+                }
+                let digits = index.digits(i, &pos);
+                for color in [Color::White, Color::Black] {
+                    let from = pos.king(color);
+                    let other = pos.king(color.other());
+                    let targets = crate::attacks::king(from)
+                        & !pos.occupied()
+                        & !crate::attacks::king(other)
+                        & !other.bb();
+                    for to in targets {
+                        // The same placement with the other side to move: a move of the side to move, or the
+                        // un-move of the other side.
+                        let after = if color == pos.turn() {
+                            pos.after_quiet(Role::King, from, to)
+                        } else {
+                            pos.before(&Unmove {
+                                role: Role::King,
+                                from: to,
+                                to: from,
+                            })
+                        };
+                        match index.after_king_move(&digits, &pos, color, from, to) {
+                            Some(found) => {
+                                quick += 1;
+                                assert_eq!(
+                                    found,
+                                    index.encode_oriented(&after),
+                                    "{name} {}",
+                                    after.fen()
+                                );
+                            }
+                            None => encoded += 1,
+                        }
+                    }
+                }
+            }
+            assert!(quick > 100 && encoded > 0, "{name}: {quick} {encoded}");
+        }
     }
 
     #[test]
