@@ -372,9 +372,9 @@ impl TableIndex {
         } else {
             Color::White
         };
-        let (pair, mut rest) = self.per_pair_divisor.div_rem(self.within_side(index));
-        let pair = pair as usize;
-        let (wk, bk) = self.pairs[pair];
+        let within = self.within_side(index);
+        let pair = self.per_pair_divisor.quotient(within);
+        let (wk, bk) = self.pairs[pair as usize];
         let (low_king, high_king) = if wk < bk {
             (wk.index(), bk.index())
         } else {
@@ -385,10 +385,14 @@ impl TableIndex {
         let mut occupied = kings;
         let mut colors = [wk.bb().0, bk.bb().0];
         let [mut pawns, mut knights, mut bishops, mut rooks, mut queens] = [0u64; 5];
-        // Digits are most significant first, in group order.
+        // Digits are most significant first, in group order. A group's digit is the quotient by its weight less the
+        // radix times the quotient by the weight before it: every quotient comes from the index itself, so that the
+        // divisions do not wait for one another.
+        let mut above = pair;
         for (g, weight) in self.groups.iter().zip(&self.weight_divisors) {
-            let (mut code, remainder) = weight.div_rem(rest);
-            rest = remainder;
+            let quotient = weight.quotient(within);
+            let mut code = quotient - above * g.radix;
+            above = quotient;
             // Unrank the combination: the largest a with C(a, i) <= code, for i = count down to 1.
             let mut top = if g.piece.role == Role::Pawn { 48 } else { 62 };
             let mut group = 0u64;
