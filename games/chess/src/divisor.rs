@@ -2,8 +2,8 @@
 //!
 //! Decoding an index splits it into mixed-radix digits (side to move, king pair, one digit per group of pieces), a
 //! division each. A 64-bit `div` takes tens of cycles and every position of every generation is decoded, so the
-//! radices are turned once into [`Divisor`]s that divide by two multiplications (Lemire, Kaser and Kurz, "Faster
-//! Remainder by Direct Computation", 2019: with a 128-bit reciprocal the quotient is exact for every 64-bit
+//! digits' weights are turned once into [`Divisor`]s that divide by two multiplications (Lemire, Kaser and Kurz,
+//! "Faster Remainder by Direct Computation", 2019: with a 128-bit reciprocal the quotient is exact for every 64-bit
 //! numerator).
 
 /// A fixed divisor `d ≥ 1`, with its 128-bit reciprocal `⌊(2^128 − 1) / d⌋ + 1` (unused when `d` is 1).
@@ -36,13 +36,6 @@ impl Divisor {
         let high = (self.reciprocal >> 64) * u128::from(n);
         ((high + low) >> 64) as u64
     }
-
-    /// `(n / d, n % d)`.
-    #[inline(always)]
-    pub(crate) fn div_rem(&self, n: u64) -> (u64, u64) {
-        let q = self.quotient(n);
-        (q, n - q * self.d)
-    }
 }
 
 #[cfg(test)]
@@ -65,7 +58,7 @@ mod tests {
             let mut numerators = vec![0, 1, d - 1, d, d.wrapping_add(1), u64::MAX, u64::MAX - 1];
             numerators.extend((0..500).map(|_| next() >> (next() % 64)));
             for n in numerators {
-                assert_eq!(divisor.div_rem(n), (n / d, n % d), "{n} / {d}");
+                assert_eq!(divisor.quotient(n), n / d, "{n} / {d}");
             }
         }
     }

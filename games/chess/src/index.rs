@@ -212,8 +212,6 @@ struct Group {
     count: usize,
     /// Number of combinations of `count` squares: the digit's radix.
     radix: u64,
-    /// The radix, as a divisor.
-    radix_divisor: Divisor,
 }
 
 /// Which symmetries bring a king pair to canonical form, and the pair's number.
@@ -270,7 +268,6 @@ impl TableIndex {
                         piece: Piece { color, role: *role },
                         count,
                         radix,
-                        radix_divisor: Divisor::new(radix),
                     });
                 }
             }
@@ -518,11 +515,13 @@ impl TableIndex {
     pub(crate) fn digits(&self, index: u64, pos: &Position) -> Digits {
         let (wk, bk) = (pos.king(Color::White), pos.king(Color::Black));
         let mut codes = [0; MAX_GROUPS];
-        let mut rest = self.per_pair_divisor.div_rem(self.within_side(index)).1;
-        for g in (0..self.groups.len()).rev() {
-            let (quotient, code) = self.groups[g].radix_divisor.div_rem(rest);
-            codes[g] = code;
-            rest = quotient;
+        // As in `decode`: each digit from the index's own quotients, which do not wait for one another.
+        let within = self.within_side(index);
+        let mut above = self.per_pair_divisor.quotient(within);
+        for (g, (group, weight)) in self.groups.iter().zip(&self.weight_divisors).enumerate() {
+            let quotient = weight.quotient(within);
+            codes[g] = quotient - above * group.radix;
+            above = quotient;
         }
         Digits {
             turned: if index >= self.half {
