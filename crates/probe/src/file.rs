@@ -1,6 +1,5 @@
 //! One table file, opened: its checked header, its bytes (memory-mapped), and reading its blocks.
 
-use std::cell::RefCell;
 use std::fs::File;
 use std::io::Read;
 use std::ops::Deref;
@@ -10,6 +9,7 @@ use std::sync::Arc;
 use memmap2::Mmap;
 use retro_game::{Outcome, Value};
 
+use crate::block::BlockShape;
 use crate::cache::BlockSlots;
 use crate::checksum::checksum;
 use crate::error::{ErrorKind, ProbeError};
@@ -173,15 +173,13 @@ impl TableFile {
         self.compressed_block(block).map(|_| ())
     }
 
-    /// How block `block` is stored (checksum checked): `None` in a version 1 file, which has no layouts.
+    /// How block `block` is stored (checksum checked, and the layout one that the file's version and encoding
+    /// allow): `None` in a version 1 file, which has no layouts.
     pub fn block_layout(&self, block: u64) -> Result<Option<Layout>, ProbeError> {
         let data = self.compressed_block(block)?;
-        if self.header.version == 1 {
-            return Ok(None);
-        }
-        Layout::from_code(data[0])
-            .map(Some)
-            .ok_or_else(|| self.bad_block(block, format!("unknown layout {}", data[0])))
+        self.shape(block)
+            .layout(data)
+            .map_err(|what| self.bad_block(block, what))
     }
 
     /// Checks the checksums of every block.
@@ -193,148 +191,22 @@ impl TableFile {
     /// and layout.
     pub fn load_block(&self, block: u64) -> Result<Box<[u8]>, ProbeError> {
         let data = self.compressed_block(block)?;
-        let encoding = self.header.encoding;
-        let values = self.header.values_in_block(block) as usize;
-        let expected = encoding.bytes_for(values as u64) as usize;
-        if self.header.version == 1 {
-            return self.decompress(block, data, expected);
-        }
-        // Blocks are never empty (checked at open): the first byte is the layout.
-        let (&layout, data) = data.split_first().expect("blocks are not empty");
-        match Layout::from_code(layout) {
-            Some(Layout::Packed) => self.decompress(block, data, expected),
-            Some(Layout::Bytes) if encoding == Encoding::Wdl2 => {
-                let codes = self.decompress(block, data, values)?;
-                self.pack_wdl(block, &codes)
-            }
-            Some(Layout::Transposed)
-                if encoding == Encoding::Wdl2
-                    && self.header.version >= format::TRANSPOSED_WDL_VERSION
-                    && data.len() >= 4 =>
-            {
-                let columns = self.columns(block, data, values)?;
-                let stored = self.decompress(block, &data[4..], values)?;
-                let mut codes = vec![0u8; values];
-                format::for_each_transposed(values, columns, |from, to| codes[to] = stored[from]);
-                self.pack_wdl(block, &codes)
-            }
-            Some(Layout::Permuted)
-                if encoding == Encoding::Wdl2
-                    && self.header.version >= format::TERMINAL_FLOORS_VERSION =>
-            {
-                let (permutation, len) =
-                    format::Permutation::parse(data, values).ok_or_else(|| {
-                        self.bad_block(block, "digits that do not describe it".into())
-                    })?;
-                // The codes in stored order, one or four a byte.
-                let one_a_byte = permutation.packing == 1;
-                let frame_len = if one_a_byte {
-                    values
-                } else {
-                    values.div_ceil(4)
-                };
-                let stored = self.decompress(block, &data[len..], frame_len)?;
-                let mut codes = vec![0u8; values];
-                format::for_each_permuted(&permutation.radices, &permutation.order, |from, to| {
-                    codes[to] = if one_a_byte {
-                        stored[from]
-                    } else {
-                        (stored[from >> 2] >> ((from & 3) * 2)) & 3
-                    }
-                });
-                self.pack_wdl(block, &codes)
-            }
-            Some(Layout::Constant) if data.len() == encoding.code_width() => {
-                if encoding == Encoding::Wdl2 {
-                    let code = data[0];
-                    if code > 2 {
-                        return Err(
-                            self.bad_block(block, format!("invalid win/draw/loss code {code}"))
-                        );
-                    }
-                    let mut packed = vec![code * 0b0101_0101; expected];
-                    // Unused bits of the last byte are 0, as in a packed block.
-                    if !values.is_multiple_of(4) {
-                        packed[expected - 1] &= (1u8 << (2 * (values % 4))) - 1;
-                    }
-                    Ok(packed.into_boxed_slice())
-                } else {
-                    Ok(data.repeat(values).into_boxed_slice())
-                }
-            }
-            Some(Layout::Transposed) if encoding != Encoding::Wdl2 && data.len() >= 4 => {
-                let columns = self.columns(block, data, values)?;
-                let stored = self.decompress(block, &data[4..], expected)?;
-                let width = encoding.code_width();
-                let mut out = vec![0u8; expected];
-                format::for_each_transposed(values, columns, |from, to| {
-                    out[to * width..(to + 1) * width]
-                        .copy_from_slice(&stored[from * width..(from + 1) * width]);
-                });
-                Ok(out.into_boxed_slice())
-            }
-            _ => Err(self.bad_block(
-                block,
-                format!("unknown layout {layout} ({} bytes)", data.len()),
-            )),
-        }
+        self.shape(block)
+            .decode(data)
+            .map_err(|what| self.bad_block(block, what))
     }
 
-    /// The column count of a transposed block (its first four bytes), checked against the block's `values`.
-    fn columns(&self, block: u64, data: &[u8], values: usize) -> Result<usize, ProbeError> {
-        let columns = u32::from_le_bytes(data[..4].try_into().expect("4 bytes")) as usize;
-        if columns < 2 || columns > values {
-            return Err(self.bad_block(block, format!("{columns} columns")));
+    /// What decoding block `block` depends on besides its bytes.
+    fn shape(&self, block: u64) -> BlockShape {
+        BlockShape {
+            version: self.header.version,
+            encoding: self.header.encoding,
+            values: self.header.values_in_block(block) as usize,
         }
-        Ok(columns)
-    }
-
-    /// A WDL block packed four values to a byte from one code a byte.
-    fn pack_wdl(&self, block: u64, codes: &[u8]) -> Result<Box<[u8]>, ProbeError> {
-        let mut packed = vec![0u8; codes.len().div_ceil(4)];
-        for (i, &code) in codes.iter().enumerate() {
-            if code > 2 {
-                return Err(self.bad_block(block, format!("invalid win/draw/loss code {code}")));
-            }
-            packed[i >> 2] |= code << ((i & 3) * 2);
-        }
-        Ok(packed.into_boxed_slice())
     }
 
     fn bad_block(&self, block: u64, what: String) -> ProbeError {
         ProbeError::malformed(&self.path, format!("block {block}: {what}"))
-    }
-
-    /// Decompresses one zstd frame that must give exactly `expected` bytes.
-    fn decompress(
-        &self,
-        block: u64,
-        data: &[u8],
-        expected: usize,
-    ) -> Result<Box<[u8]>, ProbeError> {
-        thread_local! {
-            // A decompression context per thread: creating one costs more than decompressing a small block.
-            static DECOMPRESSOR: RefCell<Option<zstd::bulk::Decompressor<'static>>> = const { RefCell::new(None) };
-        }
-        // One byte more than expected, so that a frame that decodes to more is caught as such rather than as an
-        // error of zstd (the frames of version 2 do not record their size).
-        let mut out = Vec::with_capacity(expected + 1);
-        let result = DECOMPRESSOR.with(|cell| {
-            let mut cell = cell.borrow_mut();
-            if cell.is_none() {
-                *cell = Some(zstd::bulk::Decompressor::new()?);
-            }
-            cell.as_mut()
-                .expect("just made")
-                .decompress_to_buffer(data, &mut out)
-        });
-        match result {
-            Ok(n) if n == expected => Ok(out.into_boxed_slice()),
-            Ok(n) => {
-                Err(self.bad_block(block, format!("decompresses to {n} bytes, not {expected}")))
-            }
-            Err(e) => Err(self.bad_block(block, format!("does not decompress: {e}"))),
-        }
     }
 
     /// The outcomes of a whole block of a WDL file (holes carry filler values).

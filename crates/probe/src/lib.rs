@@ -19,9 +19,10 @@
 //! describes the bytes.
 //!
 //! Modules: [`format`](mod@format) (layout, codes, header), [`checksum`], `index` (where each block lies: the block
-//! index, whole or in chunks), `file` (one opened file), `tables` (a directory, a table, probing), `cache` (the
+//! index, whole or in chunks), [`block`] (decoding a stored block), `file` (one opened file), `tables` (a directory, a table, probing), `cache` (the
 //! block cache), `error`.
 
+pub mod block;
 mod cache;
 pub mod checksum;
 mod error;

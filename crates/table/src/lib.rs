@@ -7,8 +7,10 @@
 //!    decide how wide a distance code must be;
 //! 2. blocks are encoded and compressed with zstd in parallel, a batch at a time, and written in order to a file
 //!    under a temporary name (`.NAME.rwdl.PID.N.tmp`), after room for the header, which is written last; each
-//!    block takes the smallest of the layouts tried (a block of one value is two bytes; see `retro_probe::Layout`);
-//! 3. both files are synced, opened again with the probe library and every value read back and compared;
+//!    block takes the smallest of the layouts tried (a block of one value is two bytes; see `retro_probe::Layout`),
+//!    and is decoded as the probe library decodes it and compared with the values before it is written;
+//! 3. both files are synced and opened again with the probe library, which checks the header and the checksum of
+//!    every block (computed from the bytes that were decoded and compared) and its layout;
 //! 4. only then are they renamed to their final names (distance file first, WDL file last) and the directory synced.
 //!
 //! Whatever fails, the temporary files are removed, so a final name only ever holds a complete, checked file. The

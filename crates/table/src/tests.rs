@@ -1252,6 +1252,75 @@ impl Sink for FullDisk {
     }
 }
 
+/// A file that changes one bit of what is written at offset `at`, as a faulty disk or driver would.
+struct FlippingDisk {
+    file: std::fs::File,
+    at: u64,
+}
+
+impl Write for FlippingDisk {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let start = self.file.stream_position()?;
+        let mut buf = buf.to_vec();
+        if (start..start + buf.len() as u64).contains(&self.at) {
+            buf[(self.at - start) as usize] ^= 0x10;
+        }
+        self.file.write_all(&buf)?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush()
+    }
+}
+
+impl Seek for FlippingDisk {
+    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        self.file.seek(pos)
+    }
+}
+
+impl Sink for FlippingDisk {
+    fn sync(&mut self) -> io::Result<()> {
+        self.file.sync_all()
+    }
+}
+
+/// A file whose bytes on disk are not those written, in its header or in a block, fails the read-back check: the
+/// write is an error that says so, and no file is left, under a final name or a temporary one.
+#[test]
+fn a_file_that_does_not_read_back_as_written_is_not_kept() {
+    let synthetic = Synthetic {
+        seed: 3,
+        max_plies: 40,
+        hole_rate: 5,
+    };
+    let table_spec = || {
+        let mut spec = spec("flip", 5000, 2, b"");
+        // Several blocks in each file.
+        spec.options.wdl_block_values = 1024;
+        spec.options.distance_block_values = 1024;
+        spec
+    };
+    let reference = tempfile::tempdir().unwrap();
+    let written = write_table(reference.path(), &table_spec(), |i| synthetic.value(i)).unwrap();
+    let smaller = written.wdl_bytes.min(written.distance_bytes);
+    // The magic, a header field, the middle of the file (a block), the last byte of the smaller file.
+    for at in [0, 20, smaller / 2, smaller - 1] {
+        let dir = tempfile::tempdir().unwrap();
+        let make = move |file| Ok(Box::new(FlippingDisk { file, at }) as Box<dyn Sink>);
+        let err = write_table_to(dir.path(), &table_spec(), &|i| synthetic.value(i), &make)
+            .err()
+            .unwrap_or_else(|| panic!("a bit flipped at {at} went unnoticed"));
+        assert!(err.to_string().contains("read-back check failed"), "{err}");
+        assert_eq!(
+            files_in(&dir.path().join("graph")),
+            Vec::<String>::new(),
+            "flipped at {at}"
+        );
+    }
+}
+
 fn files_in(dir: &Path) -> Vec<String> {
     match std::fs::read_dir(dir) {
         Err(_) => Vec::new(),

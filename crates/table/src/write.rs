@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 use retro_game::{Index, Outcome, Value};
+use retro_probe::block::BlockShape;
 use retro_probe::checksum::checksum;
 use retro_probe::format::{
     self, Encoding, FileKind, HeaderSpec, Layout, MAX_BLOCK_VALUES, Metadata, SideCounts,
@@ -163,9 +164,9 @@ impl WriteOptions {
 
     /// The most memory the writer is expected to take for a table of `size` indices written by `threads` threads,
     /// on top of the values it is given: per thread, the larger of what compressing a block takes (its zstd
-    /// contexts, sized for the block as [`zstd_context_bytes`] measures them, the block's codes, their layouts and
-    /// the compressed results) and what reading one back takes (the decoded block and its values); plus the
-    /// compressed blocks of a batch waiting to be written in order, for both files at once. Distance codes are
+    /// contexts, sized for the block as [`zstd_context_bytes`] measures them, the block's codes, their layouts, the
+    /// compressed results and the stored block decoded to check it); plus the compressed blocks of a batch waiting to
+    /// be written in order, for both files at once. Distance codes are
     /// counted at four bytes, the widest, since the longest distance is not known before the table is solved.
     /// The bytes written do not depend on `threads`, so a build short of memory can write with fewer.
     pub fn peak_bytes(&self, size: Index, threads: usize) -> u64 {
@@ -194,20 +195,17 @@ impl WriteOptions {
             + if bytes_layout { wdl_raw * 2 } else { 0 }
             // Transposed candidates: the order (four bytes a value), the holes marked, the transposed own codes,
             // their exact and floored fills, the two leaders kept, and the compressed blocks.
-            + if transposing_wdl { wdl_raw * 12 } else { 0 };
-        // Reading back: the decoded block and one outcome a value.
-        let wdl_read = wdl_raw / 4 + wdl_values * std::mem::size_of::<Outcome>() as u64;
+            + if transposing_wdl { wdl_raw * 12 } else { 0 }
+            // The check: the stored block decompressed (one code a byte at most) and packed.
+            + wdl_raw
+            + wdl_raw / 4;
         let distance_raw = distance_values * 4;
         let distance_compress = zstd_context_bytes(distance_level, distance_raw)
             + zstd_context_bytes(PROXY_LEVEL, distance_raw)
-            // The codes and the compressed block; transposed candidates and their quick compressions besides.
-            + distance_raw * if transposing { 5 } else { 2 };
-        let distance_read =
-            distance_raw + distance_values * std::mem::size_of::<Option<Value>>() as u64;
-        let per_thread = wdl_compress
-            .max(wdl_read)
-            .max(distance_compress)
-            .max(distance_read);
+            // The codes and the compressed block; transposed candidates and their quick compressions besides; the
+            // check's decompressed block, and its codes put back in order if it was transposed.
+            + distance_raw * if transposing { 7 } else { 3 };
+        let per_thread = wdl_compress.max(distance_compress);
         let waiting = batch_blocks(wdl_raw / 4, threads as usize) * wdl_raw / 4
             + batch_blocks(distance_raw, threads as usize) * distance_raw;
         per_thread * threads + waiting
@@ -476,7 +474,7 @@ where
     // thread idle at every batch's end).
     let write_and_check = |file: &FileWriter<'_>| -> Result<u64, WriteError> {
         let size = file.write(values, make_sink)?;
-        file.read_back(values)?;
+        file.read_back()?;
         Ok(size)
     };
     let (wdl_bytes, distance_bytes) = rayon::join(
@@ -670,11 +668,10 @@ impl FileWriter<'_> {
                     || Ok::<_, io::Error>((self.squeezer()?, self.compressor(PROXY_LEVEL)?)),
                     |compressors, block| match compressors {
                         Ok((c, proxy)) => self.store(block, values, c, proxy),
-                        Err(e) => Err(io::Error::new(e.kind(), e.to_string())),
+                        Err(e) => Err(WriteError::Spec(format!("zstd failed: {e}"))),
                     },
                 )
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| WriteError::Spec(format!("zstd failed: {e}")))?;
+                .collect::<Result<Vec<_>, _>>()?;
             for data in compressed {
                 transposed_wdl |=
                     self.encoding == Encoding::Wdl2 && data[0] == Layout::Transposed.code();
@@ -722,31 +719,35 @@ impl FileWriter<'_> {
         Ok(compressor)
     }
 
-    /// The stored bytes of one block: in version 1 a zstd frame of the decoded bytes; in version 2 a layout byte
-    /// and the data of the smallest layout tried.
+    /// The stored bytes of one block, checked: decoded as a reader decodes them ([`BlockShape::decode`]), they must
+    /// give every position its value, or in a file of floors a worse one where it may store that, and every index
+    /// left out of a distance file its filler. Checking here, while the block's values are at hand, is what lets
+    /// [`read_back`](FileWriter::read_back) check only that the file holds these bytes.
     fn store<V>(
         &self,
         block: u64,
         values: &V,
         compressor: &mut Squeezer,
         proxy: &mut zstd::bulk::Compressor<'static>,
-    ) -> io::Result<Vec<u8>>
+    ) -> Result<Vec<u8>, WriteError>
     where
         V: Fn(Index) -> Option<Value> + Sync,
     {
         let range = self.block_range(block);
-        if self.version == 1 {
-            let raw = match self.encoding {
-                Encoding::Wdl2 => pack_wdl(&wdl_codes(&own_codes(range, values), |_| false)),
-                _ => self.encode_distance(range, values),
-            };
-            return compressor.compress(&raw);
-        }
-        let with_layout = |layout: Layout, data: &[u8]| {
-            let mut stored = Vec::with_capacity(1 + data.len());
-            stored.push(layout.code());
-            stored.extend_from_slice(data);
-            stored
+        let zstd_failed = |e: io::Error| WriteError::Spec(format!("zstd failed: {e}"));
+        // Any version with layouts decodes them alike; which the file's version allows is checked on reading back.
+        let shape = BlockShape {
+            version: if self.version == 1 {
+                1
+            } else {
+                format::INDEXED_VERSION
+            },
+            encoding: self.encoding,
+            values: (range.end - range.start) as usize,
+        };
+        let wrong = |what: String| WriteError::ReadBack {
+            path: self.path.to_path_buf(),
+            what: format!("block {block} (from index {}) {what}", range.start),
         };
         match self.encoding {
             Encoding::Wdl2 => {
@@ -758,7 +759,9 @@ impl FileWriter<'_> {
                     None => Vec::new(),
                 };
                 let may_lower = |k: usize| {
-                    let cell = &lowerable[k];
+                    let Some(cell) = lowerable.get(k) else {
+                        return false;
+                    };
                     if cell.get() == 0 {
                         let i = range.start + k as Index;
                         let lower = values(i).is_some_and(|v| self.may_store_below(i, v.outcome()));
@@ -766,56 +769,113 @@ impl FileWriter<'_> {
                     }
                     cell.get() == 2
                 };
-                let codes = self.fill(&own, may_lower, |codes| {
-                    Ok(proxy.compress(&pack_wdl(codes))?.len())
-                })?;
-                if codes.iter().all(|&c| c == codes[0]) {
-                    return Ok(with_layout(Layout::Constant, &codes[..1]));
+                let stored = self
+                    .store_wdl(&own, &may_lower, compressor, proxy)
+                    .map_err(zstd_failed)?;
+                let decoded = shape
+                    .decode(&stored)
+                    .map_err(|what| wrong(format!("does not decode: {what}")))?;
+                match misread_wdl(&own, &decoded, may_lower) {
+                    None => Ok(stored),
+                    Some(k) => Err(wrong(format!(
+                        "would read back wrong at index {}",
+                        range.start + k as Index
+                    ))),
                 }
-                let mut best =
-                    with_layout(Layout::Packed, &compressor.compress(&pack_wdl(&codes))?);
-                if codes.len() as u64 <= u64::from(self.bytes_layout_max_values) {
-                    let bytes = with_layout(Layout::Bytes, &compressor.compress(&codes)?);
-                    if bytes.len() < best.len() {
-                        best = bytes;
-                    }
-                }
-                if self.try_transposed
-                    && let Some(reordered) =
-                        self.wdl_reordered(&own, may_lower, compressor, proxy)?
-                    && reordered.len() < best.len()
-                {
-                    best = reordered;
-                }
-                compressor.shorten(best, codes.len())
             }
             _ => {
-                let raw = self.encode_distance(range, values);
+                let raw = self.encode_distance(range.clone(), values);
+                let stored = self
+                    .store_distance(&raw, compressor, proxy)
+                    .map_err(zstd_failed)?;
+                let decoded = shape
+                    .decode(&stored)
+                    .map_err(|what| wrong(format!("does not decode: {what}")))?;
+                if *decoded == *raw {
+                    return Ok(stored);
+                }
                 let width = self.encoding.code_width();
-                if raw.chunks_exact(width).all(|code| code == &raw[..width]) {
-                    return Ok(with_layout(Layout::Constant, &raw[..width]));
-                }
-                let transposed = if self.try_transposed {
-                    self.transposed(&raw, compressor, proxy)?
-                } else {
-                    Transposed::Behind
-                };
-                let mut plain = || -> io::Result<Vec<u8>> {
-                    Ok(with_layout(Layout::Packed, &compressor.compress(&raw)?))
-                };
-                match transposed {
-                    Transposed::Ahead(stored) => Ok(stored),
-                    Transposed::Close(stored) => {
-                        let plain = plain()?;
-                        Ok(if stored.len() < plain.len() {
-                            stored
-                        } else {
-                            plain
-                        })
-                    }
-                    Transposed::Behind => plain(),
-                }
+                let k = decoded
+                    .chunks_exact(width)
+                    .zip(raw.chunks_exact(width))
+                    .position(|(read, written)| read != written)
+                    .unwrap_or(0);
+                Err(wrong(format!(
+                    "would read back wrong at index {}",
+                    range.start + k as Index
+                )))
             }
+        }
+    }
+
+    /// The stored bytes of a WDL block whose positions have the codes `own` ([`own_codes`]): in version 1 a zstd
+    /// frame of the packed exact codes; in version 2 a layout byte and the data of the smallest layout tried.
+    fn store_wdl(
+        &self,
+        own: &[u8],
+        may_lower: &impl Fn(usize) -> bool,
+        compressor: &mut Squeezer,
+        proxy: &mut zstd::bulk::Compressor<'static>,
+    ) -> io::Result<Vec<u8>> {
+        if self.version == 1 {
+            return compressor.compress(&pack_wdl(&wdl_codes(own, |_| false)));
+        }
+        let codes = self.fill(own, may_lower, |codes| {
+            Ok(proxy.compress(&pack_wdl(codes))?.len())
+        })?;
+        if codes.iter().all(|&c| c == codes[0]) {
+            return Ok(with_layout(Layout::Constant, &codes[..1]));
+        }
+        let mut best = with_layout(Layout::Packed, &compressor.compress(&pack_wdl(&codes))?);
+        if codes.len() as u64 <= u64::from(self.bytes_layout_max_values) {
+            let bytes = with_layout(Layout::Bytes, &compressor.compress(&codes)?);
+            if bytes.len() < best.len() {
+                best = bytes;
+            }
+        }
+        if self.try_transposed
+            && let Some(reordered) = self.wdl_reordered(own, may_lower, compressor, proxy)?
+            && reordered.len() < best.len()
+        {
+            best = reordered;
+        }
+        compressor.shorten(best, codes.len())
+    }
+
+    /// The stored bytes of a distance block of codes `raw` ([`encode_distance`](FileWriter::encode_distance)): in
+    /// version 1 a zstd frame of them; in version 2 a layout byte and the data of the smallest layout tried.
+    fn store_distance(
+        &self,
+        raw: &[u8],
+        compressor: &mut Squeezer,
+        proxy: &mut zstd::bulk::Compressor<'static>,
+    ) -> io::Result<Vec<u8>> {
+        if self.version == 1 {
+            return compressor.compress(raw);
+        }
+        let width = self.encoding.code_width();
+        if raw.chunks_exact(width).all(|code| code == &raw[..width]) {
+            return Ok(with_layout(Layout::Constant, &raw[..width]));
+        }
+        let transposed = if self.try_transposed {
+            self.transposed(raw, compressor, proxy)?
+        } else {
+            Transposed::Behind
+        };
+        let mut plain = || -> io::Result<Vec<u8>> {
+            Ok(with_layout(Layout::Packed, &compressor.compress(raw)?))
+        };
+        match transposed {
+            Transposed::Ahead(stored) => Ok(stored),
+            Transposed::Close(stored) => {
+                let plain = plain()?;
+                Ok(if stored.len() < plain.len() {
+                    stored
+                } else {
+                    plain
+                })
+            }
+            Transposed::Behind => plain(),
         }
     }
 
@@ -1042,71 +1102,45 @@ impl FileWriter<'_> {
         }
     }
 
-    /// Opens the written file with the probe library and compares every value with `values`.
-    fn read_back<V>(&self, values: &V) -> Result<(), WriteError>
-    where
-        V: Fn(Index) -> Option<Value> + Sync,
-    {
+    /// Opens the written file with the probe library and checks that it holds what was written: the header read
+    /// back as it was meant, and every block the bytes that [`store`](FileWriter::store) decoded and checked (its
+    /// checksum, computed from those bytes before they were written) in a layout that the file's version allows.
+    fn read_back(&self) -> Result<(), WriteError> {
         let file = TableFile::open(&self.path)?;
-        if file.header().meta != *self.meta {
-            return Err(WriteError::ReadBack {
-                path: self.path.to_path_buf(),
-                what: "the header reads back differently".into(),
-            });
+        let header = file.header();
+        let differs = |what: &str| WriteError::ReadBack {
+            path: self.path.to_path_buf(),
+            what: format!("the header's {what} reads back differently"),
+        };
+        if header.meta != *self.meta {
+            return Err(differs("metadata"));
+        }
+        if header.encoding != self.encoding || header.block_values != self.block_values {
+            return Err(differs("encoding"));
+        }
+        if header.floors() != self.exits.is_some() || header.omitted() != self.omitted {
+            return Err(differs("kind"));
         }
         // In batches, giving the pages read back to the kernel after each: a large table's file would otherwise
-        // end up resident whole, on top of the values it is compared with.
+        // end up resident whole.
         let blocks = self.block_count();
         let batch = 64 * rayon::current_num_threads() as u64;
         for first in (0..blocks).step_by(batch as usize) {
-            self.read_back_blocks(&file, first..(first + batch).min(blocks), values)?;
+            (first..(first + batch).min(blocks))
+                .into_par_iter()
+                .try_for_each(|block| file.block_layout(block).map(|_| ()))?;
             file.release_pages();
         }
         Ok(())
     }
+}
 
-    fn read_back_blocks<V>(
-        &self,
-        file: &TableFile,
-        blocks: std::ops::Range<u64>,
-        values: &V,
-    ) -> Result<(), WriteError>
-    where
-        V: Fn(Index) -> Option<Value> + Sync,
-    {
-        blocks.into_par_iter().try_for_each(|block| {
-            let range = self.block_range(block);
-            let start = range.start;
-            let wrong = match self.encoding {
-                Encoding::Wdl2 => {
-                    file.wdl_block(block)?
-                        .into_iter()
-                        .zip(range)
-                        .find(|&(stored, i)| {
-                            // The exits are looked at only where the stored outcome is not the value.
-                            values(i).is_some_and(|v| {
-                                let value = v.outcome();
-                                stored != value
-                                    && !(stored < value && self.may_store_below(i, value))
-                            })
-                        })
-                }
-                _ => file
-                    .stored_distance_block(block)?
-                    .into_iter()
-                    .zip(range)
-                    .find(|&(value, i)| file.header().stores(i) && values(i) != value)
-                    .map(|(_, i)| (Outcome::Draw, i)),
-            };
-            match wrong {
-                None => Ok(()),
-                Some((_, index)) => Err(WriteError::ReadBack {
-                    path: self.path.to_path_buf(),
-                    what: format!("index {index} (block {block} from {start}) reads back wrong"),
-                }),
-            }
-        })
-    }
+/// A stored block: its layout's byte, then `data`.
+fn with_layout(layout: Layout, data: &[u8]) -> Vec<u8> {
+    let mut stored = Vec::with_capacity(1 + data.len());
+    stored.push(layout.code());
+    stored.extend_from_slice(data);
+    stored
 }
 
 /// A block's compressor: zstd at the file's level, and possibly the same level with a longer shortest match, which
@@ -1338,6 +1372,29 @@ fn wdl_codes(own: &[u8], may_lower: impl Fn(usize) -> bool) -> Vec<u8> {
     codes
 }
 
+/// The first offset at which the packed WDL block `decoded` does not give the position there what it may store:
+/// its own code `own[k]`, or a worse one where `may_lower(k)`; holes may store any code.
+fn misread_wdl(own: &[u8], decoded: &[u8], may_lower: impl Fn(usize) -> bool) -> Option<usize> {
+    let misread_at = |k: usize| {
+        let code = (decoded[k >> 2] >> ((k & 3) * 2)) & 3;
+        own[k] != HOLE && code != own[k] && !(code < own[k] && may_lower(k))
+    };
+    // Four codes at a time: a decoded byte equal to the four own codes packed (a hole packs as 3, which no decoded
+    // code is) gives each position its own; only the other bytes are looked at code by code. Most bytes are equal,
+    // and this takes a fraction of the time of looking at every code.
+    let whole = own.len() / 4;
+    for (b, (four, &byte)) in own.chunks_exact(4).zip(decoded).enumerate() {
+        let v = u32::from_le_bytes(four.try_into().expect("four codes"));
+        let mine = (v & 0x3) | ((v >> 6) & 0xC) | ((v >> 12) & 0x30) | ((v >> 18) & 0xC0);
+        if u32::from(byte) != mine
+            && let Some(k) = (4 * b..4 * b + 4).find(|&k| misread_at(k))
+        {
+            return Some(k);
+        }
+    }
+    (4 * whole..own.len()).find(|&k| misread_at(k))
+}
+
 /// Packs codes of two bits four to a byte, the first in the lowest bits.
 fn pack_wdl(codes: &[u8]) -> Vec<u8> {
     codes
@@ -1399,6 +1456,37 @@ mod tests {
         assert_eq!(
             wdl_codes(&own, |_| false),
             [W, W, D, D, L, W, D, W, W, W, D, D, L]
+        );
+    }
+
+    /// The check of a stored WDL block: a position reads back its own code, or a worse one where it may store that;
+    /// a hole reads back anything. A better code, or a worse one where the position may not store it, is caught at
+    /// its offset.
+    #[test]
+    fn a_stored_wdl_block_is_checked_against_what_each_index_may_store() {
+        const L: u8 = 0;
+        const D: u8 = 1;
+        const W: u8 = 2;
+        let own = [W, D, HOLE, W, L, D];
+        // Offsets 0 and 5 may store worse codes.
+        let may_lower = |k: usize| k == 0 || k == 5;
+        let check = |read: [u8; 6]| misread_wdl(&own, &pack_wdl(&read), may_lower);
+        assert_eq!(check([W, D, L, W, L, D]), None);
+        assert_eq!(
+            check([L, D, W, W, L, L]),
+            None,
+            "lowered where allowed, a hole"
+        );
+        assert_eq!(
+            check([W, L, D, W, L, D]),
+            Some(1),
+            "lowered where not allowed"
+        );
+        assert_eq!(check([W, D, D, W, D, D]), Some(4), "a loss read as a draw");
+        assert_eq!(
+            check([W, D, D, W, L, W]),
+            Some(5),
+            "raised, though lowerable"
         );
     }
 }
