@@ -110,6 +110,48 @@ fn assert_reads_back(table: &Table, values: &dyn Fn(Index) -> Option<Value>) {
     }
 }
 
+/// Where positions that must store another outcome repeat regularly in a sea of the most frequent one, and free
+/// positions (holes, wins whose exits reach a win) lie at random, continuing runs would make the random positions
+/// visible; the writer keeps the fill by the most frequent outcome instead, which leaves only the regular pattern.
+/// Every free win then stores a draw, and everything reads back exactly.
+#[test]
+fn free_positions_take_the_most_frequent_outcome_when_that_is_smaller() {
+    let dir = tempfile::tempdir().unwrap();
+    // A win that must be stored every 16th index; elsewhere a hole, a free win or a draw, at random.
+    let required = |i: Index| i % 16 == 0;
+    let values = |i: Index| match mix(i) % 10 {
+        _ if required(i) => Some(Value::win(1)),
+        0 | 1 => None,
+        2 => Some(Value::win(3)),
+        _ => Some(Value::DRAW),
+    };
+    let best_exit = |i: Index| match values(i) {
+        Some(v) if !required(i) => v.outcome(),
+        _ => Outcome::Loss,
+    };
+    let size = 1 << 16;
+    let mut spec = TableSpec {
+        exits: Some(&best_exit as &(dyn Fn(Index) -> Outcome + Sync)),
+        ..spec("sea", size, 1, b"")
+    };
+    spec.options.wdl_block_values = 1 << 14;
+    write_table(dir.path(), &spec, values).unwrap();
+    let table = Table::open(dir.path(), "graph", "sea", 1 << 20).unwrap();
+    assert_reads_back(&table, &values);
+    let mut free_wins = 0;
+    for i in (0..size).filter(|&i| !required(i)) {
+        if values(i).is_some_and(|v| v.outcome() == Outcome::Win) {
+            assert_eq!(
+                table.probe_wdl_floor(i).unwrap(),
+                Outcome::Draw,
+                "index {i}"
+            );
+            free_wins += 1;
+        }
+    }
+    assert!(free_wins > size / 20, "{free_wins} free wins");
+}
+
 /// A WDL file of floors: where the exits reach a position's value, any outcome no better may be stored, and the
 /// writer picks what makes the fewest runs. Every stored outcome is a floor the exits complete, the file is version 6,
 /// `probe_wdl` still answers exactly (through the distance file), and the file is smaller than the exact one.

@@ -1498,6 +1498,25 @@ mod tests {
         );
     }
 
+    /// The majority fill: holes and the positions that may store the block's most frequent outcome store it; a
+    /// position of a worse outcome, or of a better one that may not store a worse, keeps its own.
+    #[test]
+    fn free_indices_take_the_most_frequent_outcome_where_they_may() {
+        const L: u8 = 0;
+        const D: u8 = 1;
+        const W: u8 = 2;
+        let own = [W, D, HOLE, D, W, L, D, HOLE, W];
+        // Draws are the most frequent (3 of 7 positions); the wins at 0 and 8 may store a worse outcome.
+        let may_lower = |k: usize| k == 0 || k == 8;
+        assert_eq!(majority_codes(&own, may_lower), [D, D, D, D, W, L, D, D, D]);
+        // Of equals, the lowest: two wins and two losses.
+        assert_eq!(
+            majority_codes(&[W, L, HOLE, W, L], |_| true),
+            [L, L, L, L, L]
+        );
+        assert_eq!(majority_codes(&[HOLE, HOLE], |_| false), [L, L]);
+    }
+
     /// The check of a stored WDL block: a position reads back its own code, or a worse one where it may store that;
     /// a hole reads back anything. A better code, or a worse one where the position may not store it, is caught at
     /// its offset.
