@@ -118,7 +118,7 @@ fn assert_reads_back(table: &Table, values: &dyn Fn(Index) -> Option<Value>) {
 fn free_positions_take_the_most_frequent_outcome_when_that_is_smaller() {
     let dir = tempfile::tempdir().unwrap();
     // A win that must be stored every 16th index; elsewhere a hole, a free win or a draw, at random.
-    let required = |i: Index| i % 16 == 0;
+    let required = |i: Index| i.is_multiple_of(16);
     let values = |i: Index| match mix(i) % 10 {
         _ if required(i) => Some(Value::win(1)),
         0 | 1 => None,
