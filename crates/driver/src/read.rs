@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use anyhow::{Context, Result, bail};
 use rayon::prelude::*;
@@ -59,6 +60,40 @@ pub fn check_files(table: &Table) -> Result<u64> {
     let distance = table.distance_file();
     let floors = wdl.header().floors();
     let dist_values = u64::from(distance.header().block_values);
+    let check = |index: Index, stored: Outcome, value: Option<Value>| -> Result<()> {
+        if distance.header().stores(index)
+            && let Some(v) = value
+            && v.outcome() != stored
+            && !(floors && stored < v.outcome())
+        {
+            bail!(
+                "{}: index {index} is a {stored} but {} says {v}",
+                wdl.path().display(),
+                distance.path().display()
+            );
+        }
+        Ok(())
+    };
+    if wdl.header().order().is_some() {
+        // Values stored in another order of the index's digits (version 8): put them in index order first (two bits
+        // each), then compare along the distance file.
+        let outcomes = wdl_in_index_order(wdl)?;
+        (0..distance.header().block_count)
+            .into_par_iter()
+            .try_for_each(|dblock| -> Result<()> {
+                let dstart = dblock * dist_values;
+                for (k, value) in distance
+                    .stored_distance_block(dblock)?
+                    .into_iter()
+                    .enumerate()
+                {
+                    let index = dstart + k as u64;
+                    check(index, outcomes.get(index), value)?;
+                }
+                Ok(())
+            })?;
+        return Ok(wdl.header().block_count + distance.header().block_count);
+    }
     (0..wdl.header().block_count)
         .into_par_iter()
         .try_for_each(|block| -> Result<()> {
@@ -72,25 +107,51 @@ pub fn check_files(table: &Table) -> Result<u64> {
                 let values = distance.stored_distance_block(dblock)?;
                 let dstart = dblock * dist_values;
                 while index < end && index < dstart + values.len() as u64 {
-                    let stored = outcomes[(index - start) as usize];
-                    if distance.header().stores(index)
-                        && let Some(v) = values[(index - dstart) as usize]
-                        && v.outcome() != stored
-                        && !(floors && stored < v.outcome())
-                    {
-                        bail!(
-                            "{}: index {index} is a {} but {} says {v}",
-                            wdl.path().display(),
-                            outcomes[(index - start) as usize],
-                            distance.path().display()
-                        );
-                    }
+                    check(
+                        index,
+                        outcomes[(index - start) as usize],
+                        values[(index - dstart) as usize],
+                    )?;
                     index += 1;
                 }
             }
             Ok(())
         })?;
     Ok(wdl.header().block_count + distance.header().block_count)
+}
+
+/// The outcomes a WDL file stores, by index: read block by block and put in index order, two bits each (for a file of
+/// version 8, whose blocks hold its values in another order).
+fn wdl_in_index_order(wdl: &TableFile) -> Result<PackedOutcomes> {
+    let header = wdl.header();
+    let words: Vec<AtomicU64> = (0..header.meta.index_size.div_ceil(32))
+        .map(|_| AtomicU64::new(0))
+        .collect();
+    let block_values = u64::from(header.block_values);
+    (0..header.block_count)
+        .into_par_iter()
+        .try_for_each(|block| -> Result<()> {
+            for (k, outcome) in wdl.wdl_block(block)?.into_iter().enumerate() {
+                let index = header.index_at(block * block_values + k as u64);
+                let code = u64::from(retro_probe::format::wdl_code(outcome));
+                words[(index / 32) as usize]
+                    .fetch_or(code << (2 * (index % 32)), Ordering::Relaxed);
+            }
+            Ok(())
+        })?;
+    Ok(PackedOutcomes(
+        words.into_iter().map(AtomicU64::into_inner).collect(),
+    ))
+}
+
+/// Outcomes by index, two bits each.
+struct PackedOutcomes(Vec<u64>);
+
+impl PackedOutcomes {
+    fn get(&self, index: Index) -> Outcome {
+        let code = (self.0[(index / 32) as usize] >> (2 * (index % 32))) & 3;
+        retro_probe::format::wdl_outcome(code as u8).expect("codes of outcomes read from the file")
+    }
 }
 
 /// Checks that in a WDL file of floors every position stored below its value has exits that reach it, or is a
@@ -115,7 +176,7 @@ pub fn check_floors<G: Game>(
             let start = block * block_values;
             let mut below = 0;
             for (k, stored) in wdl.wdl_block(block)?.into_iter().enumerate() {
-                let index = start + k as u64;
+                let index = wdl.header().index_at(start + k as u64);
                 let Some(v) = value(index)? else { continue };
                 if stored == v.outcome() {
                     continue;
@@ -458,6 +519,13 @@ pub fn print_info(
             ", floors that exits complete"
         }
     );
+    if let Some(order) = wdl.order() {
+        println!(
+            "WDL order  the index's digits (radices {:?}) stored in the order {:?}",
+            order.radices(),
+            order.order()
+        );
+    }
     if let Some(omitted) = distance.header().omitted() {
         println!(
             "one side   the distance file leaves out indices {}..{}: their values are searched",
@@ -522,5 +590,61 @@ pub fn print_written(written: &retro_table::Written, positions: u64) {
             path.display(),
             bytes as f64 * 8.0 / positions.max(1) as f64
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use retro_table::{TableSpec, WdlOrder, WriteOptions, write_table};
+
+    /// A table of digits (2, 8, 64), its WDL file in another order of them (format version 8), from `values`.
+    fn write_ordered(dir: &Path, name: &str, values: impl Fn(Index) -> Option<Value> + Sync) {
+        let spec = TableSpec {
+            game: "graph",
+            name,
+            params: vec![("convention".into(), "normal".into())],
+            sides: 1,
+            side_of: |_: Index| 0,
+            size: 1024,
+            payload: b"",
+            exits: None,
+            index_periods: &[],
+            index_digits: &[2, 8, 64],
+            distance_omitted: None,
+            options: WriteOptions {
+                wdl_block_values: 256,
+                distance_block_values: 256,
+                wdl_order: WdlOrder::Given([2, 1, 0, 0, 0, 0, 0, 0]),
+                ..WriteOptions::default()
+            },
+        };
+        write_table(dir, &spec, values).unwrap();
+    }
+
+    /// The WDL file of version 8 is compared with the distance file index by index, through its order: a pair that
+    /// agrees passes, and a WDL file whose values were written for other indices (the same counts) is caught.
+    #[test]
+    fn a_wdl_file_in_another_order_is_checked_against_the_distance_file() {
+        let value = |i: Index| match i % 5 {
+            0 => Value::win(1),
+            1 | 2 => Value::DRAW,
+            _ => Value::loss(2),
+        };
+        let dir = tempfile::tempdir().unwrap();
+        write_ordered(dir.path(), "t", |i| Some(value(i)));
+        let tables = open_tables(dir.path()).unwrap();
+        let table = open_table(&tables, "graph", "t").unwrap();
+        assert_eq!(table.wdl_file().header().version, 8);
+        check_files(&table).unwrap();
+        // The same values shifted by five indices: the same counts, other positions.
+        let other = tempfile::tempdir().unwrap();
+        write_ordered(other.path(), "t", |i| Some(value((i + 5) % 1024)));
+        let wdl = |dir: &Path| dir.join("graph/t.rwdl");
+        std::fs::copy(wdl(other.path()), wdl(dir.path())).unwrap();
+        let tables = open_tables(dir.path()).unwrap();
+        let table = open_table(&tables, "graph", "t").unwrap();
+        let err = check_files(&table).unwrap_err().to_string();
+        assert!(err.contains("t.rwdl: index"), "{err}");
     }
 }

@@ -24,14 +24,16 @@ use retro_game::{Outcome, Value, varint};
 use crate::checksum::checksum;
 use crate::error::{ErrorKind, ProbeError};
 use crate::index::{self, BlockIndex, ChunkTableError, ChunkedIndex, read_u64};
+use crate::order::ValueOrder;
 
 /// The first eight bytes of every table file. The final 0x1a (as in PNG) catches text-mode transfers.
 pub const MAGIC: [u8; 8] = *b"RETROTB\x1a";
-/// The newest format version this code writes and reads (it reads every older one too). Writers write version 7 for
-/// a file of more blocks than a chunk of its index holds; otherwise version 2, except for WDL files: version 6 for
-/// one of floors (see [`Header::floors`]), version 4 for one of exact outcomes with transposed blocks; version 5 for
-/// a distance file that leaves indices out ([`Header::omitted`]).
-pub const VERSION: u32 = 7;
+/// The newest format version this code writes and reads (it reads every older one too). Writers write version 8 for
+/// a WDL file that stores its values in another order of the index's digits ([`Header::order`]), version 7 for a
+/// file of more blocks than a chunk of its index holds; otherwise version 2, except for WDL files: version 6 for one
+/// of floors (see [`Header::floors`]), version 4 for one of exact outcomes with transposed blocks; version 5 for a
+/// distance file that leaves indices out ([`Header::omitted`]).
+pub const VERSION: u32 = 8;
 /// The version of a WDL file whose values are floors: version 2's layout, another meaning of the values.
 pub const FLOORS_VERSION: u32 = 3;
 /// The version of a WDL file with transposed blocks ([`Layout::Transposed`]): version 2's layout, in which the file
@@ -49,6 +51,10 @@ pub const TERMINAL_FLOORS_VERSION: u32 = 6;
 /// opening a large file does not read its whole index: version 6's meanings (the kind byte says floors, which
 /// terminal positions complete too), version 5's range of indices left out, any layout, for files of either kind.
 pub const INDEXED_VERSION: u32 = 7;
+/// The version of a WDL file that stores its values in another order of the index's digits ([`Header::order`]):
+/// version 7 with the order after the range of indices left out. A reader of version 7 would read every value at the
+/// wrong index, so these files carry a version it refuses.
+pub const ORDERED_VERSION: u32 = 8;
 /// How many blocks a chunk of a version 7 index holds, as a power of two: 256 blocks, 3 KB of entries, checked the
 /// first time one of their blocks is read. Writers write version 7 for files of more blocks than that.
 pub const INDEX_CHUNK_SHIFT: u8 = 8;
@@ -583,6 +589,8 @@ pub struct Header {
     pub(crate) payload_range: Range<usize>,
     /// The indices whose values the file does not store (a distance file of version 5).
     omitted: Option<Range<u64>>,
+    /// The order in which a WDL file of version 8 stores its values; `None`: index order.
+    order: Option<ValueOrder>,
     /// Where each block lies in the file and the checksum of its stored bytes.
     pub(crate) index: BlockIndex,
 }
@@ -602,6 +610,28 @@ impl Header {
     /// move, whose values a prober finds by searching their moves into the side stored. The blocks hold filler there.
     pub fn omitted(&self) -> Option<Range<u64>> {
         self.omitted.clone()
+    }
+
+    /// The order in which this WDL file (of version 8) stores its values, the index's digits in another order;
+    /// `None` when it stores them in index order. Blocks hold values by stored position.
+    pub fn order(&self) -> Option<&ValueOrder> {
+        self.order.as_ref()
+    }
+
+    /// Where the value of `index` is stored: `index` itself, unless the file has an [`order`](Self::order).
+    #[inline]
+    pub fn stored_position(&self, index: u64) -> u64 {
+        self.order
+            .as_ref()
+            .map_or(index, |order| order.stored_position(index))
+    }
+
+    /// The index whose value is stored at `stored`: the inverse of [`stored_position`](Self::stored_position).
+    #[inline]
+    pub fn index_at(&self, stored: u64) -> u64 {
+        self.order
+            .as_ref()
+            .map_or(stored, |order| order.index_at(stored))
     }
 
     /// Whether the file stores the value of `index` (every index but the [`omitted`](Self::omitted) ones).
@@ -749,6 +779,7 @@ impl Header {
             payload_len,
             payload_range,
             omitted: None,
+            order: None,
             index: BlockIndex::Whole { offsets, sums_at },
         })
     }
@@ -874,6 +905,40 @@ impl Header {
         } else {
             None
         };
+        let order = if version >= ORDERED_VERSION {
+            let digits = usize::from(r.u8("digit count")?);
+            if !(2..=MAX_DIGITS).contains(&digits) {
+                return Err(ProbeError::malformed(
+                    path,
+                    format!("an order of {digits} digits (2 to {MAX_DIGITS})"),
+                ));
+            }
+            let radices = (0..digits)
+                .map(|_| r.varint("digit radix"))
+                .collect::<Result<Vec<_>, _>>()?;
+            let digit_order = (0..digits)
+                .map(|_| r.u8("digit number"))
+                .collect::<Result<Vec<_>, _>>()?;
+            let order = ValueOrder::new(&radices, &digit_order)
+                .filter(|order| order.size() == index_size && !order.is_identity())
+                .ok_or_else(|| {
+                    ProbeError::malformed(
+                        path,
+                        format!(
+                            "an order of digits {digit_order:?} of radices {radices:?} for {index_size} indices"
+                        ),
+                    )
+                })?;
+            if kind != FileKind::Wdl {
+                return Err(ProbeError::malformed(
+                    path,
+                    "a distance file that stores its values in another order (only WDL files do)",
+                ));
+            }
+            Some(order)
+        } else {
+            None
+        };
         let payload_len = r.varint("payload length")?;
         let stored_len = r.varint("stored payload length")?;
         let payload_range = r.payload(payload_len, stored_len)?;
@@ -932,6 +997,7 @@ impl Header {
             payload_len,
             payload_range,
             omitted,
+            order,
             index,
         })
     }
@@ -1256,6 +1322,8 @@ pub struct HeaderSpec<'a> {
     pub omitted: Option<Range<u64>>,
     /// Version 7: the index's chunks hold 2^`index_chunk_shift` blocks (at most 2^16). Ignored by other versions.
     pub index_chunk_shift: u8,
+    /// The order in which a WDL file of version 8 stores its values (not the identity); `None` in every other file.
+    pub order: Option<&'a ValueOrder>,
     pub encoding: Encoding,
     pub block_values: u32,
     pub meta: &'a Metadata,
@@ -1299,7 +1367,17 @@ pub fn build_header(spec: &HeaderSpec<'_>) -> Result<Vec<u8>, String> {
              {INDEXED_VERSION} only, as a range of its indices"
         ));
     }
-    if spec.version == INDEXED_VERSION {
+    if spec.order.is_some() != (spec.version == ORDERED_VERSION)
+        || spec.order.is_some_and(|order| {
+            spec.kind != FileKind::Wdl || order.size() != meta.index_size || order.is_identity()
+        })
+    {
+        return Err(format!(
+            "a WDL file of version {ORDERED_VERSION}, and only it, stores its values in another order of its index's \
+             digits, whose radices multiply to its index size"
+        ));
+    }
+    if spec.version == INDEXED_VERSION || spec.version == ORDERED_VERSION {
         if spec.floors && spec.kind != FileKind::Wdl {
             return Err("only a WDL file holds floors".into());
         }
@@ -1333,13 +1411,20 @@ pub fn build_header(spec: &HeaderSpec<'_>) -> Result<Vec<u8>, String> {
 fn header_v7(spec: &HeaderSpec<'_>) -> Result<Vec<u8>, String> {
     let meta = spec.meta;
     // The header length and the head length, patched below.
-    let mut out = fixed_fields(spec, INDEXED_VERSION, 2, spec.floors);
+    let mut out = fixed_fields(spec, spec.version, 2, spec.floors);
     out.push(spec.index_chunk_shift);
     debug_assert_eq!(out.len(), FIXED_LEN_V7);
     put_fields(&mut out, meta)?;
     let omitted = spec.omitted.clone().unwrap_or(0..0);
     varint::put(&mut out, omitted.start);
     varint::put(&mut out, omitted.end);
+    if let Some(order) = spec.order {
+        out.push(order.radices().len() as u8);
+        for &radix in order.radices() {
+            varint::put(&mut out, radix);
+        }
+        out.extend_from_slice(order.order());
+    }
     put_payload(&mut out, spec);
     let block_count = spec.block_lens.len() as u64;
     let chunks = index::chunk_count(block_count, spec.index_chunk_shift);
@@ -1677,6 +1762,7 @@ mod tests {
                 omitted: None,
                 // Two chunks of two blocks.
                 index_chunk_shift: 1,
+                order: None,
                 encoding: Encoding::Distance32,
                 block_values: 256,
                 meta: &meta,
@@ -1725,6 +1811,7 @@ mod tests {
                 encoding: Encoding::Distance32,
                 block_values: 512,
                 index_chunk_shift: INDEX_CHUNK_SHIFT,
+                order: None,
                 meta: &meta,
                 payload_len: 0,
                 stored_payload: b"",
@@ -1767,6 +1854,7 @@ mod tests {
             },
             block_values: index_size.next_power_of_two() as u32,
             index_chunk_shift: INDEX_CHUNK_SHIFT,
+            order: None,
             meta: &meta,
             payload_len: 0,
             stored_payload: b"",

@@ -19,7 +19,7 @@
 //! describes the bytes.
 //!
 //! Modules: [`format`](mod@format) (layout, codes, header), [`checksum`], `index` (where each block lies: the block
-//! index, whole or in chunks), [`block`] (decoding a stored block), `file` (one opened file), `tables` (a directory, a table, probing), `cache` (the
+//! index, whole or in chunks), [`block`] (decoding a stored block), [`order`] (the order of a version 8 file's values), `file` (one opened file), `tables` (a directory, a table, probing), `cache` (the
 //! block cache), `error`.
 
 pub mod block;
@@ -31,6 +31,7 @@ pub mod format;
 #[doc(hidden)]
 pub mod fuzz;
 mod index;
+pub mod order;
 mod tables;
 
 pub use error::{ErrorKind, ProbeError};

@@ -240,9 +240,11 @@ impl Table {
     pub fn probe_wdl_floor(&self, index: Index) -> Result<Outcome, ProbeError> {
         let file = &self.wdl;
         self.check_index(file, index)?;
+        // A file of version 8 stores its values in another order of the index's digits.
+        let stored = file.header().stored_position(index);
         let shift = file.header().block_values.trailing_zeros();
-        let block = index >> shift;
-        let within = (index & (u64::from(file.header().block_values) - 1)) as usize;
+        let block = stored >> shift;
+        let within = (stored & (u64::from(file.header().block_values) - 1)) as usize;
         self.cache.with_block(
             file.slots(),
             block,

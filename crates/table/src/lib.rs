@@ -19,7 +19,7 @@
 mod write;
 
 pub use write::{
-    TableSpec, WriteError, WriteOptions, Written, block_values_allowed, write_table,
+    TableSpec, WdlOrder, WriteError, WriteOptions, Written, block_values_allowed, write_table,
     zstd_context_bytes,
 };
 

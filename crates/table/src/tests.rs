@@ -8,7 +8,7 @@ use retro_probe::format::{FileKind, table_path};
 use retro_probe::{ErrorKind, ProbeError, Table, TableFile};
 
 use crate::write::{Sink, write_table_to};
-use crate::{TableSpec, WriteError, WriteOptions, write_table};
+use crate::{TableSpec, WdlOrder, WriteError, WriteOptions, write_table};
 
 /// A deterministic pseudo-random table: runs of equal values (as real tables have), holes, draws, and distances up
 /// to `max_plies`.
@@ -150,6 +150,115 @@ fn free_positions_take_the_most_frequent_outcome_when_that_is_smaller() {
         }
     }
     assert!(free_wins > size / 20, "{free_wins} free wins");
+}
+
+/// A table whose index has digits (side, 8, 64, 64), holes where the last two digits are equal, and values that
+/// depend on the side and the last digit: a pattern that repeats only every 4096 indices in index order, but every
+/// two with the last digit first and the side last.
+const ORDERED_DIGITS: [u64; 4] = [2, 8, 64, 64];
+
+fn ordered_value(i: Index) -> Option<Value> {
+    let (side, last, third) = (i / 32768, i % 64, i / 64 % 64);
+    if last == third {
+        return None;
+    }
+    Some(match mix(side * 64 + last) % 3 {
+        0 => Value::win(1 + 2 * (mix(i) % 5) as u32),
+        1 => Value::DRAW,
+        _ => Value::loss(2 * (mix(i) % 5) as u32),
+    })
+}
+
+fn ordered_spec<'a>(name: &'a str, order: WdlOrder) -> TableSpec<'a, impl Fn(Index) -> u8 + Sync> {
+    let mut spec = TableSpec {
+        index_digits: &ORDERED_DIGITS,
+        ..spec(name, 1 << 16, 2, b"")
+    };
+    spec.options.wdl_block_values = 4096;
+    spec.options.wdl_order = order;
+    spec
+}
+
+/// A WDL file may store its values in another order of the index's digits (format version 8): given, or searched,
+/// which here finds one that makes the file smaller. Every value reads back exactly either way.
+#[test]
+fn a_wdl_file_stores_its_values_in_the_order_of_digits_given_or_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut sizes = Vec::new();
+    for (name, order) in [
+        ("index", WdlOrder::Index),
+        ("given", WdlOrder::Given([3, 1, 2, 0, 0, 0, 0, 0])),
+        ("found", WdlOrder::Search),
+    ] {
+        let written = write_table(dir.path(), &ordered_spec(name, order), ordered_value).unwrap();
+        sizes.push(written.wdl_bytes);
+        let table = Table::open(dir.path(), "graph", name, 1 << 20).unwrap();
+        let header = table.wdl_file().header();
+        let stored_order = header.order().map(|o| o.order().to_vec());
+        match order {
+            WdlOrder::Index => assert_eq!(stored_order, None),
+            WdlOrder::Given(_) => assert_eq!(stored_order, Some(vec![3, 1, 2, 0])),
+            WdlOrder::Search => assert!(stored_order.is_some(), "no other order found"),
+        }
+        assert_eq!(
+            header.version == 8,
+            stored_order.is_some(),
+            "version {}",
+            header.version
+        );
+        assert_reads_back(&table, &ordered_value);
+        for i in 0..table.size() {
+            if let Some(v) = ordered_value(i) {
+                assert_eq!(
+                    table.probe_wdl_floor(i).unwrap(),
+                    v.outcome(),
+                    "{name}: index {i}"
+                );
+            }
+        }
+    }
+    assert!(sizes[2] * 2 < sizes[0], "{sizes:?}");
+    // An order that is no permutation of the digits is refused.
+    let err = write_table(
+        dir.path(),
+        &ordered_spec("bad", WdlOrder::Given([3, 3, 2, 0, 0, 0, 0, 0])),
+        ordered_value,
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string().contains("no order of the index's digits"),
+        "{err}"
+    );
+}
+
+/// A version 8 file whose order does not describe its index (its checksums repaired, as a writer bug or a forged
+/// file would have them) is refused at open with a clear error.
+#[test]
+fn an_order_that_does_not_describe_the_index_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    write_table(
+        dir.path(),
+        &ordered_spec("order", WdlOrder::Given([3, 1, 2, 0, 0, 0, 0, 0])),
+        ordered_value,
+    )
+    .unwrap();
+    let path = table_path(dir.path(), "graph", "order", FileKind::Wdl);
+    let bytes = std::fs::read(&path).unwrap();
+    // The order's digit numbers 3, 1, 2, 0 follow its radices 2, 8, 64, 64 (varints of one byte each).
+    let at = bytes
+        .windows(9)
+        .position(|w| w == [4, 2, 8, 64, 64, 3, 1, 2, 0])
+        .expect("the order in the header");
+    for (offset, byte) in [(5, 1), (1, 3), (0, 1)] {
+        let mut damaged = bytes.clone();
+        damaged[at + offset] = byte;
+        retro_probe::fuzz::repair_checksums(&mut damaged);
+        let err = TableFile::from_bytes(&path, damaged).err().unwrap();
+        assert!(
+            err.to_string().contains("order") || err.to_string().contains("digit"),
+            "{err}"
+        );
+    }
 }
 
 /// A WDL file of floors: where the exits reach a position's value, any outcome no better may be stored, and the
@@ -811,13 +920,13 @@ fn a_newer_format_version_is_refused_as_such() {
         matches!(
             err.kind(),
             ErrorKind::NewerVersion {
-                found: 8,
-                supported: 7
+                found: 9,
+                supported: 8
             }
         ),
         "{err}"
     );
-    assert!(err.to_string().contains("version 8 is newer"), "{err}");
+    assert!(err.to_string().contains("version 9 is newer"), "{err}");
     let err = write_table(
         tempfile::tempdir().unwrap().path(),
         &spec_version("v", 10, 1, b"", 3),
