@@ -101,6 +101,8 @@ fn small_tables_keep_their_bytes_whatever_the_threads() {
     // the 20,000 positions of the random graph in two blocks instead of one. The chess WDL files changed again when
     // their floors took stalemates in (format version 6: a stalemate may store a loss, as the prober finds its draw
     // from the rules): the version in every header, and the blocks of tables with stalemates; no distance file did.
+    // KQvKR's WDL file changed again when the writer began to try filling free positions with the most frequent
+    // outcome of their side to move (its one block holds both sides): 16,541 bytes before, 14,829 after.
     let pinned: &[(&str, u64)] = &[
         ("chess/KBvK.rdst", 0xf4541a761f702fc6),
         ("chess/KBvK.rwdl", 0x58f47c52e045311d),
@@ -111,7 +113,7 @@ fn small_tables_keep_their_bytes_whatever_the_threads() {
         ("chess/KQvK.rdst", 0x35eecd26b64194d7),
         ("chess/KQvK.rwdl", 0x6484e3e2ce76f050),
         ("chess/KQvKR.rdst", 0x277dcd064705596b),
-        ("chess/KQvKR.rwdl", 0xdd9049033f6268e7),
+        ("chess/KQvKR.rwdl", 0x16517600aa599e24),
         ("chess/KRvK.rdst", 0x37c484ed74861821),
         ("chess/KRvK.rwdl", 0x52ce730cfe82e9cd),
         ("graph/figure.rdst", 0x0d374cf889a11ab9),

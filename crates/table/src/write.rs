@@ -26,7 +26,8 @@ pub struct TableSpec<'a, S> {
     pub params: Vec<(String, String)>,
     /// How many sides to move the game has (1 for an impartial game, 2 for chess).
     pub sides: u8,
-    /// The side to move of a position, `0..sides` (not called for holes).
+    /// The side to move of a position, `0..sides`. Called for holes too (whose WDL codes take their side's most
+    /// frequent outcome), so it must answer any index.
     pub side_of: S,
     /// Number of indices, holes included.
     pub size: Index,
@@ -513,7 +514,7 @@ where
     // batch takes blocks of the other's (the WDL file's few large blocks at a high level would otherwise leave a
     // thread idle at every batch's end).
     let write_and_check = |file: &FileWriter<'_>| -> Result<u64, WriteError> {
-        let size = file.write(values, make_sink)?;
+        let size = file.write(values, &spec.side_of, make_sink)?;
         file.read_back()?;
         Ok(size)
     };
@@ -619,6 +620,7 @@ fn wdl_order<S, V>(
     block_values: u32,
 ) -> io::Result<Option<ValueOrder>>
 where
+    S: Fn(Index) -> u8 + Sync,
     V: Fn(Index) -> Option<Value> + Sync,
 {
     let radices = spec.index_digits;
@@ -643,17 +645,18 @@ where
         }
     }
     let size = spec.size;
+    let side_of = &spec.side_of;
     let sample_size = |digits: &[u8]| -> io::Result<usize> {
         let order = ValueOrder::new(radices, digits).expect("a permutation of the digits");
         let mut total = 0;
         for w in 0..ORDER_SAMPLES {
             let start = (2 * w + 1) * (size - window) / (2 * ORDER_SAMPLES);
             let stored = start..start + window;
-            let own: Vec<u8> = order
+            let (own, sides): (Vec<u8>, Vec<u8>) = order
                 .indices(stored.clone())
-                .map(|i| own_code(values(i)))
-                .collect();
-            let codes = majority_codes(&own, |k| {
+                .map(|i| (own_code(values(i)), side_of(i)))
+                .unzip();
+            let codes = majority_codes(&own, &sides, |k| {
                 exits.is_some_and(|best_exit| {
                     let outcome = format::wdl_outcome(own[k]).expect("a position's code");
                     best_exit(order.index_at(stored.start + k as Index)) == outcome
@@ -768,8 +771,14 @@ impl FileWriter<'_> {
     }
 
     /// Writes the file: blocks first, after room for the header, then the header. Returns the file size.
-    fn write<V>(&self, values: &V, make_sink: MakeSink<'_>) -> Result<u64, WriteError>
+    fn write<S, V>(
+        &self,
+        values: &V,
+        side_of: &S,
+        make_sink: MakeSink<'_>,
+    ) -> Result<u64, WriteError>
     where
+        S: Fn(Index) -> u8 + Sync,
         V: Fn(Index) -> Option<Value> + Sync,
     {
         let io_err = |e| WriteError::io(&self.path, e);
@@ -797,7 +806,7 @@ impl FileWriter<'_> {
                 .map_init(
                     || Ok::<_, io::Error>((self.squeezer()?, self.compressor(PROXY_LEVEL)?)),
                     |compressors, block| match compressors {
-                        Ok((c, proxy)) => self.store(block, values, c, proxy),
+                        Ok((c, proxy)) => self.store(block, values, side_of, c, proxy),
                         Err(e) => Err(WriteError::Spec(format!("zstd failed: {e}"))),
                     },
                 )
@@ -853,14 +862,16 @@ impl FileWriter<'_> {
     /// give every position its value, or in a file of floors a worse one where it may store that, and every index
     /// left out of a distance file its filler. Checking here, while the block's values are at hand, is what lets
     /// [`read_back`](FileWriter::read_back) check only that the file holds these bytes.
-    fn store<V>(
+    fn store<S, V>(
         &self,
         block: u64,
         values: &V,
+        side_of: &S,
         compressor: &mut Squeezer,
         proxy: &mut zstd::bulk::Compressor<'static>,
     ) -> Result<Vec<u8>, WriteError>
     where
+        S: Fn(Index) -> u8 + Sync,
         V: Fn(Index) -> Option<Value> + Sync,
     {
         let range = self.block_range(block);
@@ -881,13 +892,17 @@ impl FileWriter<'_> {
         };
         match self.encoding {
             Encoding::Wdl2 => {
-                // The block holds stored positions: indices, unless the file has another order.
-                let own = match &self.order {
-                    None => own_codes(range.clone(), values),
+                // The block holds stored positions: indices, unless the file has another order. Each position's own
+                // code, and its side to move (for the fill by the most frequent outcome of each side).
+                let (own, sides): (Vec<u8>, Vec<u8>) = match &self.order {
+                    None => range
+                        .clone()
+                        .map(|i| (own_code(values(i)), side_of(i)))
+                        .unzip(),
                     Some(order) => order
                         .indices(range.clone())
-                        .map(|i| own_code(values(i)))
-                        .collect(),
+                        .map(|i| (own_code(values(i)), side_of(i)))
+                        .unzip(),
                 };
                 let index_of = |k: usize| {
                     let stored = range.start + k as Index;
@@ -913,7 +928,7 @@ impl FileWriter<'_> {
                     cell.get() == 2
                 };
                 let stored = self
-                    .store_wdl(&own, &may_lower, compressor, proxy)
+                    .store_wdl(&own, &sides, &may_lower, compressor, proxy)
                     .map_err(zstd_failed)?;
                 let decoded = shape
                     .decode(&stored)
@@ -951,11 +966,12 @@ impl FileWriter<'_> {
         }
     }
 
-    /// The stored bytes of a WDL block whose positions have the codes `own` ([`own_codes`]): in version 1 a zstd
+    /// The stored bytes of a WDL block whose positions have the codes `own` ([`own_code`]): in version 1 a zstd
     /// frame of the packed exact codes; in version 2 a layout byte and the data of the smallest layout tried.
     fn store_wdl(
         &self,
         own: &[u8],
+        sides: &[u8],
         may_lower: &impl Fn(usize) -> bool,
         compressor: &mut Squeezer,
         proxy: &mut zstd::bulk::Compressor<'static>,
@@ -963,7 +979,7 @@ impl FileWriter<'_> {
         if self.version == 1 {
             return compressor.compress(&pack_wdl(&wdl_codes(own, |_| false)));
         }
-        let codes = self.fill(own, may_lower, |codes| {
+        let codes = self.fill(own, sides, may_lower, |codes| {
             Ok(proxy.compress(&pack_wdl(codes))?.len())
         })?;
         if codes.iter().all(|&c| c == codes[0]) {
@@ -977,7 +993,7 @@ impl FileWriter<'_> {
             }
         }
         if self.try_transposed
-            && let Some(reordered) = self.wdl_reordered(own, may_lower, compressor, proxy)?
+            && let Some(reordered) = self.wdl_reordered(own, sides, may_lower, compressor, proxy)?
             && reordered.len() < best.len()
         {
             best = reordered;
@@ -1022,7 +1038,7 @@ impl FileWriter<'_> {
         }
     }
 
-    /// The codes to store for the positions `own` ([`own_codes`]), `may_lower(k)` telling whether the one at `k`
+    /// The codes to store for the positions `own` ([`own_code`]), `may_lower(k)` telling whether the one at `k`
     /// may store a worse outcome: whichever of these fills `measure` finds smallest (the first of equals):
     /// - the exact outcomes, holes continuing runs ([`wdl_codes`] without floors);
     /// - with floors, the floored codes, where free positions continue runs too ([`wdl_codes`]): fewer runs, but
@@ -1033,6 +1049,7 @@ impl FileWriter<'_> {
     fn fill(
         &self,
         own: &[u8],
+        sides: &[u8],
         may_lower: impl Fn(usize) -> bool,
         mut measure: impl FnMut(&[u8]) -> io::Result<usize>,
     ) -> io::Result<Vec<u8>> {
@@ -1041,7 +1058,7 @@ impl FileWriter<'_> {
             Some(_) => wdl_codes(own, &may_lower),
             None => exact.clone(),
         };
-        let majority = majority_codes(own, &may_lower);
+        let majority = majority_codes(own, sides, &may_lower);
         if floored == exact && majority == exact {
             return Ok(exact);
         }
@@ -1068,6 +1085,7 @@ impl FileWriter<'_> {
     fn wdl_reordered(
         &self,
         own: &[u8],
+        sides: &[u8],
         may_lower: impl Fn(usize) -> bool,
         compressor: &mut Squeezer,
         proxy: &mut zstd::bulk::Compressor<'static>,
@@ -1111,8 +1129,10 @@ impl FileWriter<'_> {
                 }
             }
             let own_transposed: Vec<u8> = order.iter().map(|&k| own[k as usize]).collect();
+            let sides_transposed: Vec<u8> = order.iter().map(|&k| sides[k as usize]).collect();
             let codes = self.fill(
                 &own_transposed,
+                &sides_transposed,
                 |t| may_lower(order[t] as usize),
                 |codes| Ok(proxy.compress(codes)?.len()),
             )?;
@@ -1481,10 +1501,11 @@ fn transpose(raw: &[u8], width: usize, columns: usize) -> Vec<u8> {
 /// The layout version writers write (a WDL file of floors is [`format::TERMINAL_FLOORS_VERSION`]).
 const LAYOUT_VERSION: u32 = 2;
 
-/// What [`own_codes`] gives a hole: not a code (codes are 0 = loss, 1 = draw, 2 = win).
+/// What [`own_code`] gives a hole: not a code (codes are 0 = loss, 1 = draw, 2 = win).
 const HOLE: u8 = 3;
 
 /// Each index's own 2-bit code: its outcome's, or [`HOLE`].
+#[cfg(test)]
 fn own_codes<V>(range: std::ops::Range<Index>, values: &V) -> Vec<u8>
 where
     V: Fn(Index) -> Option<Value>,
@@ -1498,7 +1519,7 @@ fn own_code(value: Option<Value>) -> u8 {
     value.map_or(HOLE, |v| format::wdl_code(v.outcome()))
 }
 
-/// The 2-bit codes of a block, one per byte. `own` is each index's own code ([`own_codes`]); `may_lower(k)` says
+/// The 2-bit codes of a block, one per byte. `own` is each index's own code ([`own_code`]); `may_lower(k)` says
 /// whether the position at `k` may store a worse code (in a file of floors: whether its exits reach its value, see
 /// [`FileWriter::may_store_below`]), and is asked only where that would continue a run, which is rare: finding out
 /// costs a look at the position's moves. Codes run from loss to win, so "worse" is "lower".
@@ -1554,24 +1575,33 @@ fn misread_wdl(own: &[u8], decoded: &[u8], may_lower: impl Fn(usize) -> bool) ->
     (4 * whole..own.len()).find(|&k| misread_at(k))
 }
 
-/// The 2-bit codes of a block, one per byte, where every position that may store the block's most frequent code
-/// (among its positions' own codes; of equals, the lowest) stores it: holes, the positions of that outcome, and those
-/// of a better one that `may_lower` (asked only of these). Every other position stores its own outcome.
-fn majority_codes(own: &[u8], may_lower: impl Fn(usize) -> bool) -> Vec<u8> {
-    let mut counts = [0usize; 3];
-    for &mine in own {
+/// The 2-bit codes of a block, one per byte, where every position that may store the most frequent code of its side
+/// to move in the block (`sides[k]`; among the own codes of that side's positions; of equals, the lowest) stores it:
+/// holes, the positions of that outcome, and those of a better one that `may_lower` (asked only of these). Every
+/// other position stores its own outcome. Per side, because a chess block stored with the side to move last
+/// alternates sides, whose outcomes differ (KBNvKQ: most positions of White to move are lost, of Black won).
+fn majority_codes(own: &[u8], sides: &[u8], may_lower: impl Fn(usize) -> bool) -> Vec<u8> {
+    let mut counts = vec![[0usize; 3]; 256];
+    for (&mine, &side) in own.iter().zip(sides) {
         if mine != HOLE {
-            counts[usize::from(mine)] += 1;
+            counts[usize::from(side)][usize::from(mine)] += 1;
         }
     }
     // `max_by_key` keeps the last of equals: counting down, the lowest code.
-    let majority = (0..3u8)
-        .rev()
-        .max_by_key(|&code| counts[usize::from(code)])
-        .expect("three codes");
+    let majority: Vec<u8> = counts
+        .iter()
+        .map(|counts| {
+            (0..3u8)
+                .rev()
+                .max_by_key(|&code| counts[usize::from(code)])
+                .expect("three codes")
+        })
+        .collect();
     own.iter()
+        .zip(sides)
         .enumerate()
-        .map(|(k, &mine)| {
+        .map(|(k, (&mine, &side))| {
+            let majority = majority[usize::from(side)];
             if mine == HOLE || mine == majority || (majority < mine && may_lower(k)) {
                 majority
             } else {
@@ -1655,13 +1685,26 @@ mod tests {
         let own = [W, D, HOLE, D, W, L, D, HOLE, W];
         // Draws are the most frequent (3 of 7 positions); the wins at 0 and 8 may store a worse outcome.
         let may_lower = |k: usize| k == 0 || k == 8;
-        assert_eq!(majority_codes(&own, may_lower), [D, D, D, D, W, L, D, D, D]);
+        let one_side = [0; 9];
+        assert_eq!(
+            majority_codes(&own, &one_side, may_lower),
+            [D, D, D, D, W, L, D, D, D]
+        );
         // Of equals, the lowest: two wins and two losses.
         assert_eq!(
-            majority_codes(&[W, L, HOLE, W, L], |_| true),
+            majority_codes(&[W, L, HOLE, W, L], &[0; 5], |_| true),
             [L, L, L, L, L]
         );
-        assert_eq!(majority_codes(&[HOLE, HOLE], |_| false), [L, L]);
+        assert_eq!(majority_codes(&[HOLE, HOLE], &[0; 2], |_| false), [L, L]);
+        // Each side its own: side 1 mostly wins, side 0 mostly losses; the holes of each take their side's.
+        assert_eq!(
+            majority_codes(
+                &[W, L, W, L, HOLE, HOLE, W, D],
+                &[1, 0, 1, 0, 1, 0, 1, 0],
+                |_| true
+            ),
+            [W, L, W, L, W, L, W, L]
+        );
     }
 
     /// The check of a stored WDL block: a position reads back its own code, or a worse one where it may store that;
