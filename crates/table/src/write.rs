@@ -602,7 +602,8 @@ where
 /// One file to write.
 /// Windows of consecutive stored positions that [`wdl_order`] compresses per candidate, each of a block's values:
 /// the gain of an order shows at the scale of a block (KBNvKB with Black's bishop first and the side to move last:
-/// 58% larger than with the last two men swapped in windows of 2^18 values, 16% smaller in windows of 2^22).
+/// 58% larger than the index's order with its last two digits swapped in windows of 2^18 values, 16% smaller in
+/// windows of 2^22).
 const ORDER_SAMPLES: u64 = 2;
 
 /// The order in which a WDL file stores its values, if not the index's: the index's digits
