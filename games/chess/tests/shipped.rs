@@ -240,7 +240,17 @@ fn the_prober_completes_floors_to_the_distance_files_outcomes() {
             positions += 1;
         }
         assert!(below > 0, "{name}: no position stored below its outcome");
-        assert_eq!(table.wdl_file().header().version, 6, "{name}");
+        // Version 8 where a file of several blocks stores its values in another order of the index's digits.
+        let version = table.wdl_file().header().version;
+        assert_eq!(
+            version,
+            if table.wdl_file().header().order().is_some() {
+                8
+            } else {
+                6
+            },
+            "{name}"
+        );
         eprintln!("{name}: {positions} positions, {below} stored below their outcome");
     }
 }
