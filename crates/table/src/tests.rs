@@ -629,11 +629,13 @@ struct Damaged {
     omitted: bool,
     /// Both files with their block index in chunks of two blocks (version 7).
     chunked: bool,
+    /// A WDL file whose values are stored in another order of the index's digits (version 8).
+    ordered: bool,
 }
 
-/// The files damaged below: each layout version, each version 2 to 6 file, and version 7's chunked index with the
-/// meanings of versions 4 to 6.
-const DAMAGED: [Damaged; 9] = {
+/// The files damaged below: each layout version, each version 2 to 6 file, version 7's chunked index with the
+/// meanings of versions 4 to 6, and version 8's order.
+const DAMAGED: [Damaged; 10] = {
     const fn file(
         version: u32,
         floors: bool,
@@ -647,6 +649,7 @@ const DAMAGED: [Damaged; 9] = {
             transposed,
             omitted,
             chunked,
+            ordered: false,
         }
     }
     [
@@ -659,6 +662,10 @@ const DAMAGED: [Damaged; 9] = {
         file(2, false, false, false, true),
         file(2, true, true, false, true),
         file(2, false, false, true, true),
+        Damaged {
+            ordered: true,
+            ..file(2, true, false, false, false)
+        },
     ]
 };
 
@@ -674,6 +681,7 @@ fn damaged_fixture(file: Damaged) -> (Vec<u8>, Vec<u8>, impl Fn(Index) -> Option
         transposed,
         omitted,
         chunked,
+        ordered,
     } = file;
     let dir = tempfile::tempdir().unwrap();
     let synthetic = Synthetic {
@@ -698,7 +706,8 @@ fn damaged_fixture(file: Damaged) -> (Vec<u8>, Vec<u8>, impl Fn(Index) -> Option
     let mut spec = TableSpec {
         exits: floors.then_some(&best_exit as &(dyn Fn(Index) -> Outcome + Sync)),
         index_periods: &[],
-        index_digits: &[],
+        // Side to move and 150 positions a side; with `ordered`, the side to move varies fastest.
+        index_digits: if ordered { &[2, 150] } else { &[] },
         distance_omitted: omitted.then_some(FIXTURE_OMITTED),
         ..spec_version(
             "c",
@@ -717,10 +726,15 @@ fn damaged_fixture(file: Damaged) -> (Vec<u8>, Vec<u8>, impl Fn(Index) -> Option
         spec.options.wdl_block_values = spec.options.wdl_block_values.min(256);
         spec.options.index_chunk_shift = 1;
     }
+    if ordered {
+        spec.options.wdl_order = WdlOrder::Given([1, 0, 0, 0, 0, 0, 0, 0]);
+    }
     let written = write_table(dir.path(), &spec, &values).unwrap();
     let header = TableFile::open(&written.wdl_path).unwrap().header().clone();
     assert_eq!(header.floors(), floors);
-    let wdl_version = if chunked {
+    let wdl_version = if ordered {
+        8
+    } else if chunked {
         7
     } else if floors {
         6

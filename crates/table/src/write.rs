@@ -216,7 +216,9 @@ impl WriteOptions {
             + if transposing_wdl { wdl_raw * 12 } else { 0 }
             // The check: the stored block decompressed (one code a byte at most) and packed.
             + wdl_raw
-            + wdl_raw / 4;
+            + wdl_raw / 4
+            // Each position's side to move, for the fill by the most frequent outcome of each side.
+            + wdl_raw;
         let distance_raw = distance_values * 4;
         let distance_compress = zstd_context_bytes(distance_level, distance_raw)
             + zstd_context_bytes(PROXY_LEVEL, distance_raw)
