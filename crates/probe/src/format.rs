@@ -1,4 +1,4 @@
-//! The table file format, versions 1 to 7: constants, value codes, block layouts, and the header in both
+//! The table file format, versions 1 to 8: constants, value codes, block layouts, and the header in both
 //! directions (parsed by the reader, built by the writer in `retro-table`), so that the two can never disagree.
 //! FORMAT.md at the root of the repository describes the same bytes for readers in other languages.
 //!
