@@ -304,29 +304,13 @@ pub fn for_each_transposed(n: usize, columns: usize, mut f: impl FnMut(usize, us
 
 /// Where value `k` of a block stands once its index, read as digits of `radices` (most significant first; their
 /// product is the block's value count), is enumerated in the digit order `order` (a permutation of the digits, the
-/// last the fastest; see [`Layout::Permuted`]). Calls `f(stored, k)` for every value, in stored order.
+/// last the fastest; see [`Layout::Permuted`]). Calls `f(stored, k)` for every value, in stored order. Panics unless
+/// [`ValueOrder::new`] accepts `radices` and `order` (callers pass what [`Permutation::parse`] checked).
 pub fn for_each_permuted(radices: &[u64], order: &[u8], mut f: impl FnMut(usize, usize)) {
-    let d = radices.len();
-    let mut weights = vec![1u64; d];
-    for k in (0..d.saturating_sub(1)).rev() {
-        weights[k] = weights[k + 1] * radices[k + 1];
-    }
-    let n: u64 = radices.iter().product();
-    let mut digits = vec![0u64; d];
-    let mut k = 0u64;
-    for stored in 0..n as usize {
+    // The same numbering as a file's order of values (format version 8), here within one block.
+    let order = ValueOrder::new(radices, order).expect("a permutation of the digits");
+    for (stored, k) in order.indices(0..order.size()).enumerate() {
         f(stored, k as usize);
-        // The next index in stored order: count up the last digit of `order`, carrying into the ones before it.
-        for &digit in order.iter().rev() {
-            let digit = usize::from(digit);
-            digits[digit] += 1;
-            k += weights[digit];
-            if digits[digit] < radices[digit] {
-                break;
-            }
-            k -= weights[digit] * radices[digit];
-            digits[digit] = 0;
-        }
     }
 }
 
@@ -375,15 +359,8 @@ impl Permutation {
             .iter()
             .try_fold(1u64, |p, &r| p.checked_mul(r).filter(|_| r > 0))?;
         let order = data[1 + 4 * d..1 + 5 * d].to_vec();
-        let mut seen = [false; MAX_DIGITS];
-        for &digit in &order {
-            let seen = seen
-                .get_mut(usize::from(digit))
-                .filter(|_| usize::from(digit) < d)?;
-            if std::mem::replace(seen, true) {
-                return None;
-            }
-        }
+        // A permutation of the digits, as a file's order of values is.
+        ValueOrder::new(&radices, &order)?;
         let packing = data[1 + 5 * d];
         (product == values as u64 && matches!(packing, 1 | 4)).then_some((
             Permutation {
