@@ -655,10 +655,7 @@ where
         for w in 0..ORDER_SAMPLES {
             let start = (2 * w + 1) * (size - window) / (2 * ORDER_SAMPLES);
             let stored = start..start + window;
-            let (own, sides): (Vec<u8>, Vec<u8>) = order
-                .indices(stored.clone())
-                .map(|i| (own_code(values(i)), side_of(i)))
-                .unzip();
+            let (own, sides) = own_and_sides(order.indices(stored.clone()), values, side_of);
             let codes = majority_codes(&own, &sides, |k| {
                 exits.is_some_and(|best_exit| {
                     let outcome = format::wdl_outcome(own[k]).expect("a position's code");
@@ -897,15 +894,9 @@ impl FileWriter<'_> {
             Encoding::Wdl2 => {
                 // The block holds stored positions: indices, unless the file has another order. Each position's own
                 // code, and its side to move (for the fill by the most frequent outcome of each side).
-                let (own, sides): (Vec<u8>, Vec<u8>) = match &self.order {
-                    None => range
-                        .clone()
-                        .map(|i| (own_code(values(i)), side_of(i)))
-                        .unzip(),
-                    Some(order) => order
-                        .indices(range.clone())
-                        .map(|i| (own_code(values(i)), side_of(i)))
-                        .unzip(),
+                let (own, sides) = match &self.order {
+                    None => own_and_sides(range.clone(), values, side_of),
+                    Some(order) => own_and_sides(order.indices(range.clone()), values, side_of),
                 };
                 let index_of = |k: usize| {
                     let stored = range.start + k as Index;
@@ -1514,6 +1505,19 @@ where
     V: Fn(Index) -> Option<Value>,
 {
     range.map(|i| own_code(values(i))).collect()
+}
+
+/// The own code ([`own_code`]) and the side to move of each of `indices`, in their order.
+fn own_and_sides<S, V>(
+    indices: impl Iterator<Item = Index>,
+    values: &V,
+    side_of: &S,
+) -> (Vec<u8>, Vec<u8>)
+where
+    S: Fn(Index) -> u8,
+    V: Fn(Index) -> Option<Value>,
+{
+    indices.map(|i| (own_code(values(i)), side_of(i))).unzip()
 }
 
 /// A value's own 2-bit code: its outcome's, or [`HOLE`].
