@@ -480,6 +480,10 @@ pub(crate) fn write_options<F: Family>(
             Some(level) if !compact => level,
             _ => defaults.wdl_level,
         },
+        heavy_wdl_level: match blocks.heavy_wdl_level {
+            Some(level) if !compact && blocks.wdl_level.is_some() => Some(level),
+            _ => defaults.heavy_wdl_level,
+        },
         large_table: if blocks.fast_distances {
             0
         } else {

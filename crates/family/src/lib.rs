@@ -79,6 +79,9 @@ pub struct Blocks {
     /// solved about as fast as level 19 compresses them (a Connect Four tier of a billion boards). `--compact`
     /// keeps the default.
     pub wdl_level: Option<i32>,
+    /// With `wdl_level`: the level of the WDL blocks that compress least, instead (see
+    /// `retro_table::WriteOptions::heavy_wdl_level`). `--compact` keeps its own.
+    pub heavy_wdl_level: Option<i32>,
 }
 
 /// What a family's builds were measured to do, for `retro plan`'s estimates of time and file sizes. The figures are

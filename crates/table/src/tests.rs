@@ -152,6 +152,43 @@ fn free_positions_take_the_most_frequent_outcome_when_that_is_smaller() {
     assert!(free_wins > size / 20, "{free_wins} free wins");
 }
 
+/// The WDL blocks that compress least take the heavy level and the others the WDL level: a table of a light block
+/// (random runs of 1,024 values: stored in 258 bytes at level 1, 364 at 19) and a heavy one (phrases of 32 values drawn from
+/// 64), written with a heavy level and without. The light block keeps its bytes, the heavy one shrinks, and every
+/// value reads back.
+#[test]
+fn only_heavy_wdl_blocks_take_the_heavy_level() {
+    const BLOCK: Index = 1 << 18;
+    let value = |i: Index| {
+        let code = if i < BLOCK {
+            mix(i / 1024) % 3
+        } else {
+            mix(mix((i - BLOCK) / 32) % 64 * 32 + i % 32) % 3
+        };
+        Some(match code {
+            0 => Value::win(1),
+            1 => Value::DRAW,
+            _ => Value::loss(0),
+        })
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut stored = Vec::new();
+    for (name, heavy) in [("plain", None), ("heavy", Some(19))] {
+        let mut spec = spec(name, 2 * BLOCK, 2, b"");
+        spec.options.wdl_block_values = BLOCK as u32;
+        spec.options.wdl_level = 1;
+        spec.options.heavy_wdl_level = heavy;
+        write_table(dir.path(), &spec, value).unwrap();
+        let table = Table::open(dir.path(), "graph", name, 1 << 20).unwrap();
+        assert_reads_back(&table, &value);
+        let file = table.wdl_file();
+        stored.push([0, 1].map(|b| file.stored_block_len(b).unwrap()));
+    }
+    let [plain, heavy] = [stored[0], stored[1]];
+    assert_eq!(heavy[0], plain[0], "the light block: {stored:?}");
+    assert!(heavy[1] < plain[1], "the heavy block: {stored:?}");
+}
+
 /// A table whose index has digits (side, 8, 64, 64), holes where the last two digits are equal, and values that
 /// depend on the side and the last digit: a pattern that repeats only every 4096 indices in index order, but every
 /// two with the last digit first and the side last.

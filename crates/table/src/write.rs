@@ -69,6 +69,11 @@ pub struct WriteOptions {
     pub distance_block_values: u32,
     /// zstd level of WDL blocks: high, as the WDL file is what ships with engines.
     pub wdl_level: i32,
+    /// zstd level of the WDL blocks that compress least ([`is_heavy`]: a quick compression keeps more than 1/128 of
+    /// their packed codes), instead of `wdl_level`: where a file's bytes are. A table whose blocks all compress well
+    /// pays no time for it (KQRvKR's, 2.3 KB a block of 2^22 values, keep level 17 and their bytes); KBNvKQ's WDL
+    /// file, all heavy blocks, is 1,143,341 bytes at 19 against 1,239,540 at 17.
+    pub heavy_wdl_level: Option<i32>,
     /// zstd level of the distance blocks of a table of at most `large_table` indices.
     pub distance_level: i32,
     /// The number of indices above which a table is large: its distance file is written with
@@ -130,6 +135,7 @@ impl Default for WriteOptions {
             // the distance file, which serves the root and analysis, not the search).
             distance_block_values: 1 << 22,
             wdl_level: 19,
+            heavy_wdl_level: None,
             // KQvKP's distance file: 2.21 MB at level 12, 1.71 MB at level 19 (with 2^22 values per block), which
             // took 3.5 times as long to write as the whole table took to solve.
             distance_level: 12,
@@ -167,6 +173,7 @@ impl WriteOptions {
         let default = WriteOptions::default();
         WriteOptions {
             wdl_level: 22,
+            heavy_wdl_level: None,
             distance_level: default.wdl_level,
             large_distance_level: 9,
             // The smallest files, at the cost of four times the decompression for a probe whose block is not
@@ -207,6 +214,9 @@ impl WriteOptions {
                 wdl_raw / 4
             },
         ) * if self.wdl_min_match.is_some() { 2 } else { 1 }
+            + self
+                .heavy_wdl_level
+                .map_or(0, |level| zstd_context_bytes(level, wdl_raw))
             + zstd_context_bytes(PROXY_LEVEL, wdl_raw)
             + wdl_raw * 3
             + wdl_raw / 4 * 4
@@ -504,6 +514,10 @@ where
                 encoding,
                 block_values,
                 level,
+                heavy_level: match kind {
+                    FileKind::Wdl => options.heavy_wdl_level,
+                    FileKind::Distance => None,
+                },
                 min_match: options.wdl_min_match,
                 index_chunk_shift: options.index_chunk_shift,
                 meta: &meta,
@@ -709,6 +723,8 @@ struct FileWriter<'a> {
     encoding: Encoding,
     block_values: u32,
     level: i32,
+    /// The level of a WDL file's heavy blocks ([`WriteOptions::heavy_wdl_level`]).
+    heavy_level: Option<i32>,
     /// A second shortest match for WDL blocks ([`WriteOptions::wdl_min_match`]).
     min_match: Option<u32>,
     /// [`WriteOptions::index_chunk_shift`].
@@ -844,6 +860,11 @@ impl FileWriter<'_> {
         };
         Ok(Squeezer {
             main: self.compressor(self.level)?,
+            heavy: match self.heavy_level {
+                Some(level) => Some(self.compressor(level)?),
+                None => None,
+            },
+            heavy_block: false,
             longer_matches,
         })
     }
@@ -979,7 +1000,11 @@ impl FileWriter<'_> {
         if codes.iter().all(|&c| c == codes[0]) {
             return Ok(with_layout(Layout::Constant, &codes[..1]));
         }
-        let mut best = with_layout(Layout::Packed, &compressor.compress(&pack_wdl(&codes))?);
+        let packed = pack_wdl(&codes);
+        compressor.set_heavy_block(
+            self.heavy_level.is_some() && is_heavy(proxy.compress(&packed)?.len(), packed.len()),
+        );
+        let mut best = with_layout(Layout::Packed, &compressor.compress(&packed)?);
         if codes.len() as u64 <= u64::from(self.bytes_layout_max_values) {
             let bytes = with_layout(Layout::Bytes, &compressor.compress(&codes)?);
             if bytes.len() < best.len() {
@@ -1315,12 +1340,23 @@ fn with_layout(layout: Layout, data: &[u8]) -> Vec<u8> {
 /// compresses the block that won again (see [`Squeezer::shorten`]).
 struct Squeezer {
     main: zstd::bulk::Compressor<'static>,
+    /// The compressor of heavy blocks ([`WriteOptions::heavy_wdl_level`]), used while `heavy_block`.
+    heavy: Option<zstd::bulk::Compressor<'static>>,
+    heavy_block: bool,
     longer_matches: Option<zstd::bulk::Compressor<'static>>,
 }
 
 impl Squeezer {
     fn compress(&mut self, data: &[u8]) -> io::Result<Vec<u8>> {
-        self.main.compress(data)
+        match &mut self.heavy {
+            Some(heavy) if self.heavy_block => heavy.compress(data),
+            _ => self.main.compress(data),
+        }
+    }
+
+    /// Whether the block about to be compressed is heavy, for a squeezer that has a level for those.
+    fn set_heavy_block(&mut self, heavy: bool) {
+        self.heavy_block = heavy && self.heavy.is_some();
     }
 
     /// The stored block `stored` (its layout's bytes, then a zstd frame of at most `capacity` bytes decompressed)
@@ -1395,6 +1431,12 @@ pub fn zstd_context_bytes(level: i32, block_bytes: u64) -> u64 {
 
 /// zstd level of the quick compressions that choose between candidate layouts.
 const PROXY_LEVEL: i32 = 3;
+
+/// Whether a WDL block of `packed` bytes (four codes a byte) is heavy: a quick compression ([`PROXY_LEVEL`]) keeps
+/// more than 1/128 of it (8 KB of a block of 2^22 values).
+fn is_heavy(quick: usize, packed: usize) -> bool {
+    quick * 128 > packed
+}
 
 /// How many transposed WDL candidates, the best by a quick compression, are compressed in earnest.
 const LEADERS: usize = 2;
