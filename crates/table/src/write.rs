@@ -994,16 +994,20 @@ impl FileWriter<'_> {
         if self.version == 1 {
             return compressor.compress(&pack_wdl(&wdl_codes(own, |_| false)));
         }
-        let codes = self.fill(own, sides, may_lower, |codes| {
+        let (measured, codes) = self.fill(own, sides, may_lower, |codes| {
             Ok(proxy.compress(&pack_wdl(codes))?.len())
         })?;
         if codes.iter().all(|&c| c == codes[0]) {
             return Ok(with_layout(Layout::Constant, &codes[..1]));
         }
         let packed = pack_wdl(&codes);
-        compressor.set_heavy_block(
-            self.heavy_level.is_some() && is_heavy(proxy.compress(&packed)?.len(), packed.len()),
-        );
+        if self.heavy_level.is_some() {
+            let quick = match measured {
+                Some(quick) => quick,
+                None => proxy.compress(&packed)?.len(),
+            };
+            compressor.set_heavy_block(is_heavy(quick, packed.len()));
+        }
         let mut best = with_layout(Layout::Packed, &compressor.compress(&packed)?);
         if codes.len() as u64 <= u64::from(self.bytes_layout_max_values) {
             let bytes = with_layout(Layout::Bytes, &compressor.compress(&codes)?);
@@ -1058,7 +1062,8 @@ impl FileWriter<'_> {
     }
 
     /// The codes to store for the positions `own` ([`own_code`]), `may_lower(k)` telling whether the one at `k`
-    /// may store a worse outcome: whichever of these fills `measure` finds smallest (the first of equals):
+    /// may store a worse outcome, with their measure when the fills were measured (they are not when all are the
+    /// same): whichever of these fills `measure` finds smallest (the first of equals):
     /// - the exact outcomes, holes continuing runs ([`wdl_codes`] without floors);
     /// - with floors, the floored codes, where free positions continue runs too ([`wdl_codes`]): fewer runs, but
     ///   not always a smaller block (KBBvK: 100.3 KB with floors, 97.1 KB without);
@@ -1071,7 +1076,7 @@ impl FileWriter<'_> {
         sides: &[u8],
         may_lower: impl Fn(usize) -> bool,
         mut measure: impl FnMut(&[u8]) -> io::Result<usize>,
-    ) -> io::Result<Vec<u8>> {
+    ) -> io::Result<(Option<usize>, Vec<u8>)> {
         let exact = wdl_codes(own, |_| false);
         let floored = match self.exits {
             Some(_) => wdl_codes(own, &may_lower),
@@ -1079,7 +1084,7 @@ impl FileWriter<'_> {
         };
         let majority = majority_codes(own, sides, &may_lower);
         if floored == exact && majority == exact {
-            return Ok(exact);
+            return Ok((None, exact));
         }
         let mut best = (measure(&exact)?, exact);
         for candidate in [floored, majority] {
@@ -1090,7 +1095,7 @@ impl FileWriter<'_> {
                 }
             }
         }
-        Ok(best.1)
+        Ok((Some(best.0), best.1))
     }
 
     /// A WDL block (positions `own`, `may_lower` as for [`fill`](FileWriter::fill)) stored in another order than
@@ -1149,7 +1154,7 @@ impl FileWriter<'_> {
             }
             let own_transposed: Vec<u8> = order.iter().map(|&k| own[k as usize]).collect();
             let sides_transposed: Vec<u8> = order.iter().map(|&k| sides[k as usize]).collect();
-            let codes = self.fill(
+            let (_, codes) = self.fill(
                 &own_transposed,
                 &sides_transposed,
                 |t| may_lower(order[t] as usize),
