@@ -152,6 +152,58 @@ fn free_positions_take_the_most_frequent_outcome_when_that_is_smaller() {
     assert!(free_wins > size / 20, "{free_wins} free wins");
 }
 
+/// Where the sides to move alternate and each side's outcomes come in runs of its own, a free position continues
+/// its own side's run, not the other side's (the fill by side): every free win stores the outcome of the last
+/// position of its side before it that has to store its own, and everything reads back exactly.
+#[test]
+fn free_positions_continue_the_runs_of_their_own_side() {
+    let dir = tempfile::tempdir().unwrap();
+    let outcome = |code: u64| match code % 3 {
+        0 => Outcome::Loss,
+        1 => Outcome::Draw,
+        _ => Outcome::Win,
+    };
+    // Side 0 (even indices) changes outcome every 600 indices, side 1 every 700; two positions in five are wins
+    // whose exits reach a win, free to store any outcome.
+    let run_outcome = |i: Index| outcome(mix(i / (600 + 100 * (i % 2)) * 2 + i % 2));
+    let free = |i: Index| mix(i ^ 0xF4EE) % 5 < 2;
+    let values = |i: Index| {
+        Some(match (free(i), run_outcome(i)) {
+            (true, _) | (false, Outcome::Win) => Value::win(1),
+            (false, Outcome::Draw) => Value::DRAW,
+            (false, Outcome::Loss) => Value::loss(0),
+        })
+    };
+    let best_exit = |i: Index| match free(i) {
+        true => Outcome::Win,
+        false => Outcome::Loss,
+    };
+    let size = 1 << 16;
+    let mut spec = TableSpec {
+        exits: Some(&best_exit as &(dyn Fn(Index) -> Outcome + Sync)),
+        ..spec("lanes", size, 2, b"")
+    };
+    spec.options.wdl_block_values = 1 << 14;
+    write_table(dir.path(), &spec, values).unwrap();
+    let table = Table::open(dir.path(), "graph", "lanes", 1 << 20).unwrap();
+    assert_reads_back(&table, &values);
+    let mut checked = 0;
+    for i in (2..size).filter(|&i| free(i) && i % (1 << 14) >= 2) {
+        let Some(before) = (1..=i / 2).map(|back| i - 2 * back).find(|&j| !free(j)) else {
+            continue;
+        };
+        if before / (1 << 14) == i / (1 << 14) {
+            assert_eq!(
+                table.probe_wdl_floor(i).unwrap(),
+                run_outcome(before),
+                "index {i}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > size / 4, "{checked} free wins checked");
+}
+
 /// The WDL blocks that compress least take the heavy level and the others the WDL level: a table of a light block
 /// (random runs of 1,024 values: stored in 258 bytes at level 1, 364 at 19) and a heavy one (phrases of 32 values drawn from
 /// 64), written with a heavy level and without. The light block keeps its bytes, the heavy one shrinks, and every
