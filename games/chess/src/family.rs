@@ -65,10 +65,14 @@ const LARGE_TABLE_MEN: u32 = 5;
 const LARGE_WDL_LEVEL: i32 = 17;
 
 /// The zstd level of the heavy blocks of a large table's WDL file (`retro_table::WriteOptions::heavy_wdl_level`),
-/// where its bytes are. Rewriting with one thread (`retro repack`), against every block at [`LARGE_WDL_LEVEL`]:
-/// KBNvKQ's WDL file 1,239,540 → 1,143,341 bytes (Syzygy's: 1,054,544) in 23.4 s instead of 18.5; KBBvKR's 669,276
-/// → 621,781 in 7.3 s instead of 5.5; KRBvKB's 941,879 → 857,334. KQRvKR's blocks are all light: the same bytes.
-const HEAVY_WDL_LEVEL: i32 = 19;
+/// where its bytes are: zstd's strongest. Rewriting with one thread (`retro repack`), against every block at
+/// [`LARGE_WDL_LEVEL`]: KBNvKQ's WDL file 1,239,540 → 1,143,341 bytes (Syzygy's: 1,054,544) in 23.4 s instead of
+/// 18.5 with heavy blocks at level 19; KBBvKR's 669,276 → 621,781 in 7.3 s instead of 5.5; KRBvKB's 941,879 →
+/// 857,334. Level 22 instead of 19 (with the fill by side) takes 3-5% more off, for a third to two thirds more
+/// rewriting time: KBNvKQ 1,018,292 → 981,733 bytes (24.9 → 31.7 s), KBBvKB 356,710 → 337,248 (7.2 → 12.3 s; Syzygy's:
+/// 351,824), KBBvKR 621,781 → 609,462 (574,864), KBNvKR 1,058,757 → 1,015,586, KRBvKB 857,334 → 823,822. KQRvKR's
+/// blocks are all light: the same bytes.
+const HEAVY_WDL_LEVEL: i32 = 22;
 
 /// Chess endgames of up to [`MAX_MEN`] men.
 pub struct Chess;
