@@ -152,6 +152,40 @@ fn free_positions_take_the_most_frequent_outcome_when_that_is_smaller() {
     assert!(free_wins > size / 20, "{free_wins} free wins");
 }
 
+/// A large table's WDL file (more than `large_table` indices) takes blocks of `large_wdl_block_values` when given;
+/// a table that is not large, and a large one without it, keep `wdl_block_values`. Every value reads back.
+#[test]
+fn large_tables_take_the_large_wdl_blocks_when_given() {
+    let size: Index = 1 << 16;
+    let values = |i: Index| {
+        Synthetic {
+            seed: 5,
+            max_plies: 20,
+            hole_rate: 10,
+        }
+        .value(i)
+    };
+    for (large_table, large_wdl_block_values, blocks) in [
+        (size - 1, Some(1 << 14), 4),
+        (size - 1, None, 16),
+        (size, Some(1 << 14), 16),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut spec = spec("wide", size, 2, b"");
+        spec.options.wdl_block_values = 1 << 12;
+        spec.options.large_table = large_table;
+        spec.options.large_wdl_block_values = large_wdl_block_values;
+        write_table(dir.path(), &spec, values).unwrap();
+        let table = Table::open(dir.path(), "graph", "wide", 1 << 20).unwrap();
+        assert_reads_back(&table, &values);
+        assert_eq!(
+            table.wdl_file().header().block_count,
+            blocks,
+            "large table from {large_table}, {large_wdl_block_values:?}"
+        );
+    }
+}
+
 /// Where the sides to move alternate and each side's outcomes come in runs of its own, a free position continues
 /// its own side's run, not the other side's (the fill by side): every free win stores the outcome of the last
 /// position of its side before it that has to store its own, and everything reads back exactly.

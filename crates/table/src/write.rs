@@ -81,6 +81,12 @@ pub struct WriteOptions {
     pub large_table: u64,
     pub large_distance_block_values: u32,
     pub large_distance_level: i32,
+    /// Values per WDL block of a large table (more than `large_table` indices), if not `wdl_block_values`: larger
+    /// blocks give zstd more of the table to match against, at the cost of more to decompress for a probe whose block
+    /// is not cached. `--compact` takes 2^24 (KBBvKR's WDL file: 608,172 bytes in blocks of 2^22 values, 567,605 in
+    /// blocks of 2^24, against Syzygy's 574,864; KNNNvK's 101,305 and 80,025 against 85,712; KBBvKR's blocks of 2^24
+    /// values decompress in 0.54 ms, of 2^22 in 0.10 ms).
+    pub large_wdl_block_values: Option<u32>,
     /// Whether the blocks of tables that are not large are also tried transposed ([`Layout::Transposed`]): smaller
     /// for some tables, at the cost of a second compression of the block. A WDL file with a transposed block is
     /// written in version 4 (KNvKP's WDL file: 143.5 KB plain, 133.3 KB with two of its three blocks transposed).
@@ -149,6 +155,7 @@ impl Default for WriteOptions {
             // 43.1 MB at level 12, compressed in 0.5, 3.8 and 10.4 s of one core. Levels 2 to 5 are both larger and
             // slower than 1.
             large_distance_level: 1,
+            large_wdl_block_values: None,
             try_transposed: false,
             transpose_large_wdl: false,
             bytes_layout_max_values: 1 << 18,
@@ -167,7 +174,7 @@ impl WriteOptions {
     /// for 1.6 times the time of writing the set), distance blocks at the default WDL level, 19, and tried
     /// transposed, and large tables' distance blocks of 2^16 values at level 9 (beyond it, 8% smaller than level 1,
     /// each further level costs much time for little: 1.3% more for 2.7 times the time at 12), and their WDL blocks
-    /// tried transposed.
+    /// tried transposed and of 2^24 values (the most a reader takes).
     /// Writing a 4-man chess table takes several times as long as solving it.
     pub fn compact() -> WriteOptions {
         let default = WriteOptions::default();
@@ -179,6 +186,7 @@ impl WriteOptions {
             // The smallest files, at the cost of four times the decompression for a probe whose block is not
             // cached (see the default).
             large_distance_block_values: 1 << 16,
+            large_wdl_block_values: Some(MAX_BLOCK_VALUES),
             try_transposed: true,
             transpose_large_wdl: true,
             bytes_layout_max_values: MAX_BLOCK_VALUES,
@@ -197,7 +205,7 @@ impl WriteOptions {
     pub fn peak_bytes(&self, size: Index, threads: usize) -> u64 {
         let threads = threads.max(1) as u64;
         let (distance_values, distance_level) = self.distance_settings(size);
-        let wdl_values = u64::from(self.wdl_block_values).min(size.max(1));
+        let wdl_values = u64::from(self.wdl_block_values_for(size)).min(size.max(1));
         let distance_values = u64::from(distance_values).min(size.max(1));
         // WDL: one code byte a value, packed four to a byte; both layouts compressed for small blocks. With floors,
         // the own codes and the floored codes besides (a byte a value each), and both packed for a quick compression.
@@ -239,6 +247,14 @@ impl WriteOptions {
         let waiting = batch_blocks(wdl_raw / 4, threads as usize) * wdl_raw / 4
             + batch_blocks(distance_raw, threads as usize) * distance_raw;
         per_thread * threads + waiting
+    }
+
+    /// Values per block of the WDL file of a table of `size` indices.
+    pub fn wdl_block_values_for(&self, size: Index) -> u32 {
+        match self.large_wdl_block_values {
+            Some(values) if size > self.large_table => values,
+            _ => self.wdl_block_values,
+        }
     }
 
     /// Values per block and zstd level of the distance file of a table of `size` indices.
@@ -380,7 +396,8 @@ where
         )));
     }
     let (distance_block_values, distance_level) = options.distance_settings(spec.size);
-    for block_values in [options.wdl_block_values, distance_block_values] {
+    let wdl_block_values = options.wdl_block_values_for(spec.size);
+    for block_values in [wdl_block_values, distance_block_values] {
         if !block_values_allowed(block_values) {
             return Err(WriteError::Spec(format!(
                 "{block_values} values per block: must be a power of two up to {MAX_BLOCK_VALUES}"
@@ -443,7 +460,7 @@ where
         (
             FileKind::Wdl,
             Encoding::Wdl2,
-            options.wdl_block_values,
+            wdl_block_values,
             options.wdl_level,
         ),
         (
@@ -456,7 +473,7 @@ where
     let wdl_order = match options.wdl_order {
         _ if options.version < 2 => None,
         WdlOrder::Index => None,
-        WdlOrder::Search => wdl_order(spec, values, exits, options.wdl_block_values)
+        WdlOrder::Search => wdl_order(spec, values, exits, wdl_block_values)
             .map_err(|e| WriteError::Spec(format!("zstd failed: {e}")))?,
         WdlOrder::Given(digits) => {
             let d = spec.index_digits.len();
