@@ -110,13 +110,33 @@ fn assert_reads_back(table: &Table, values: &dyn Fn(Index) -> Option<Value>) {
     }
 }
 
+/// Writes a graph table `name` of `size` indices and `sides` sides (alternating) whose WDL file holds floors
+/// (`best_exit`), in WDL blocks of 2^14 values; checks that every value reads back and returns the table.
+fn write_floors(
+    name: &str,
+    size: Index,
+    sides: u8,
+    values: &(dyn Fn(Index) -> Option<Value> + Sync),
+    best_exit: &(dyn Fn(Index) -> Outcome + Sync),
+) -> (tempfile::TempDir, Table) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut spec = TableSpec {
+        exits: Some(best_exit),
+        ..spec(name, size, sides, b"")
+    };
+    spec.options.wdl_block_values = 1 << 14;
+    write_table(dir.path(), &spec, values).unwrap();
+    let table = Table::open(dir.path(), "graph", name, 1 << 20).unwrap();
+    assert_reads_back(&table, values);
+    (dir, table)
+}
+
 /// Where positions that must store another outcome repeat regularly in a sea of the most frequent one, and free
 /// positions (holes, wins whose exits reach a win) lie at random, continuing runs would make the random positions
 /// visible; the writer keeps the fill by the most frequent outcome instead, which leaves only the regular pattern.
 /// Every free win then stores a draw, and everything reads back exactly.
 #[test]
 fn free_positions_take_the_most_frequent_outcome_when_that_is_smaller() {
-    let dir = tempfile::tempdir().unwrap();
     // A win that must be stored every 16th index; elsewhere a hole, a free win or a draw, at random.
     let required = |i: Index| i.is_multiple_of(16);
     let values = |i: Index| match mix(i) % 10 {
@@ -130,14 +150,7 @@ fn free_positions_take_the_most_frequent_outcome_when_that_is_smaller() {
         _ => Outcome::Loss,
     };
     let size = 1 << 16;
-    let mut spec = TableSpec {
-        exits: Some(&best_exit as &(dyn Fn(Index) -> Outcome + Sync)),
-        ..spec("sea", size, 1, b"")
-    };
-    spec.options.wdl_block_values = 1 << 14;
-    write_table(dir.path(), &spec, values).unwrap();
-    let table = Table::open(dir.path(), "graph", "sea", 1 << 20).unwrap();
-    assert_reads_back(&table, &values);
+    let (_dir, table) = write_floors("sea", size, 1, &values, &best_exit);
     let mut free_wins = 0;
     for i in (0..size).filter(|&i| !required(i)) {
         if values(i).is_some_and(|v| v.outcome() == Outcome::Win) {
@@ -191,7 +204,6 @@ fn large_tables_take_the_large_wdl_blocks_when_given() {
 /// position of its side before it that has to store its own, and everything reads back exactly.
 #[test]
 fn free_positions_continue_the_runs_of_their_own_side() {
-    let dir = tempfile::tempdir().unwrap();
     let outcome = |code: u64| match code % 3 {
         0 => Outcome::Loss,
         1 => Outcome::Draw,
@@ -213,14 +225,7 @@ fn free_positions_continue_the_runs_of_their_own_side() {
         false => Outcome::Loss,
     };
     let size = 1 << 16;
-    let mut spec = TableSpec {
-        exits: Some(&best_exit as &(dyn Fn(Index) -> Outcome + Sync)),
-        ..spec("lanes", size, 2, b"")
-    };
-    spec.options.wdl_block_values = 1 << 14;
-    write_table(dir.path(), &spec, values).unwrap();
-    let table = Table::open(dir.path(), "graph", "lanes", 1 << 20).unwrap();
-    assert_reads_back(&table, &values);
+    let (_dir, table) = write_floors("lanes", size, 2, &values, &best_exit);
     let mut checked = 0;
     for i in (2..size).filter(|&i| free(i) && i % (1 << 14) >= 2) {
         let Some(before) = (1..=i / 2).map(|back| i - 2 * back).find(|&j| !free(j)) else {
