@@ -484,6 +484,7 @@ pub(crate) fn write_options<F: Family>(
             Some(level) if !compact && blocks.wdl_level.is_some() => Some(level),
             _ => defaults.heavy_wdl_level,
         },
+        transpose_wdl: defaults.transpose_wdl || blocks.transpose_wdl,
         large_table: if blocks.fast_distances {
             0
         } else {

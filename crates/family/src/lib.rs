@@ -82,6 +82,9 @@ pub struct Blocks {
     /// With `wdl_level`: the level of the WDL blocks that compress least, instead (see
     /// `retro_table::WriteOptions::heavy_wdl_level`). `--compact` keeps its own.
     pub heavy_wdl_level: Option<i32>,
+    /// Try the WDL blocks transposed (`retro_table::WriteOptions::transpose_wdl`), as `--compact` does: for tables
+    /// whose WDL files it makes much smaller at a cost that small tables can bear.
+    pub transpose_wdl: bool,
 }
 
 /// What a family's builds were measured to do, for `retro plan`'s estimates of time and file sizes. The figures are

@@ -1332,35 +1332,44 @@ fn columnar_wdl_blocks_are_stored_transposed_in_version_4() {
     }
 }
 
-/// In a large table (more indices than `large_table`), WDL blocks are tried transposed only with
-/// `transpose_large_wdl` (what `--compact` sets), and distance blocks never.
+/// With `transpose_wdl` (what `--compact` sets, and chess up to 4 men), WDL blocks are tried transposed whatever
+/// the table's size and `try_transposed`; without it, only with `try_transposed` in a table that is not large
+/// (more indices than `large_table`). Distance blocks are never tried transposed in a large table, nor without
+/// `try_transposed`.
 #[test]
-fn large_tables_transpose_wdl_blocks_only_when_asked() {
+fn transpose_wdl_tries_wdl_blocks_transposed_alone() {
     use retro_probe::Layout;
     let size = 40_000;
-    let mut sizes = Vec::new();
-    for transpose_large_wdl in [false, true] {
-        let mut spec = spec("columnar", size, 1, b"");
-        spec.options.large_table = 1000;
-        spec.options.large_distance_block_values = 1 << 13;
-        spec.options.transpose_large_wdl = transpose_large_wdl;
-        let (_dir, bytes, table) = write_transposable(spec, 1 << 13, true, columnar);
-        sizes.push(bytes);
-        let layouts = |file: &TableFile| -> Vec<Layout> {
-            (0..file.header().block_count)
-                .map(|b| file.block_layout(b).unwrap().unwrap())
-                .collect()
-        };
-        let wdl = layouts(table.wdl_file());
-        assert_eq!(
-            wdl.contains(&Layout::Transposed),
-            transpose_large_wdl,
-            "{wdl:?}"
-        );
-        let distance = layouts(table.distance_file());
-        assert!(!distance.contains(&Layout::Transposed), "{distance:?}");
+    for (large, try_transposed) in [(true, true), (false, false)] {
+        let mut sizes = Vec::new();
+        for transpose_wdl in [false, true] {
+            let mut spec = spec("columnar", size, 1, b"");
+            if large {
+                spec.options.large_table = 1000;
+                spec.options.large_distance_block_values = 1 << 13;
+            }
+            spec.options.transpose_wdl = transpose_wdl;
+            let (_dir, bytes, table) = write_transposable(spec, 1 << 13, try_transposed, columnar);
+            sizes.push(bytes);
+            let layouts = |file: &TableFile| -> Vec<Layout> {
+                (0..file.header().block_count)
+                    .map(|b| file.block_layout(b).unwrap().unwrap())
+                    .collect()
+            };
+            let wdl = layouts(table.wdl_file());
+            assert_eq!(
+                wdl.contains(&Layout::Transposed),
+                transpose_wdl,
+                "large {large}: {wdl:?}"
+            );
+            let distance = layouts(table.distance_file());
+            assert!(
+                !distance.contains(&Layout::Transposed),
+                "large {large}: {distance:?}"
+            );
+        }
+        assert!(sizes[1] < sizes[0], "large {large}: {sizes:?}");
     }
-    assert!(sizes[1] < sizes[0], "{sizes:?}");
 }
 
 /// Blocks where every value is the same (holes filled included) take two bytes; small WDL blocks are stored in

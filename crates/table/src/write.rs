@@ -4,6 +4,7 @@ use std::cell::Cell;
 use std::fs::{self, File};
 use std::io::{self, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
@@ -91,10 +92,10 @@ pub struct WriteOptions {
     /// for some tables, at the cost of a second compression of the block. A WDL file with a transposed block is
     /// written in version 4 (KNvKP's WDL file: 143.5 KB plain, 133.3 KB with two of its three blocks transposed).
     pub try_transposed: bool,
-    /// Whether, with `try_transposed`, the WDL blocks of large tables are tried transposed too (their distance
-    /// blocks never are: too slow). KBNvKQ's WDL file: 2,284,394 bytes plain, 1,886,617 with; KBBvKR's 837,868
-    /// and 721,840, written in 37 s instead of 17 s.
-    pub transpose_large_wdl: bool,
+    /// Whether the WDL blocks are tried transposed whatever `try_transposed` and the table's size (a large table's
+    /// distance blocks never are: too slow). KBNvKQ's WDL file: 2,284,394 bytes plain, 1,886,617 with; KBBvKR's
+    /// 837,868 and 721,840, written in 37 s instead of 17 s.
+    pub transpose_wdl: bool,
     /// WDL blocks of at most this many values are also tried one value per byte ([`Layout::Bytes`]), which wins for
     /// small tables (KQvK, KRvK) and for a few large ones (KBBvK in one block of 2^22 values: 67.7 KB against 97.1 KB
     /// packed) and loses for most (KPvK, KRvKR): a small block is cheap to compress twice, a large one is not.
@@ -157,7 +158,7 @@ impl Default for WriteOptions {
             large_distance_level: 1,
             large_wdl_block_values: None,
             try_transposed: false,
-            transpose_large_wdl: false,
+            transpose_wdl: false,
             bytes_layout_max_values: 1 << 18,
             wdl_min_match: None,
             payload_level: 3,
@@ -188,7 +189,7 @@ impl WriteOptions {
             large_distance_block_values: 1 << 16,
             large_wdl_block_values: Some(MAX_BLOCK_VALUES),
             try_transposed: true,
-            transpose_large_wdl: true,
+            transpose_wdl: true,
             bytes_layout_max_values: MAX_BLOCK_VALUES,
             wdl_min_match: Some(6),
             ..default
@@ -196,11 +197,12 @@ impl WriteOptions {
     }
 
     /// The most memory the writer is expected to take for a table of `size` indices written by `threads` threads,
-    /// on top of the values it is given: per thread, the larger of what compressing a block takes (its zstd
-    /// contexts, sized for the block as [`zstd_context_bytes`] measures them, the block's codes, their layouts, the
-    /// compressed results and the stored block decoded to check it); plus the compressed blocks of a batch waiting to
-    /// be written in order, for both files at once. Distance codes are
-    /// counted at four bytes, the widest, since the longest distance is not known before the table is solved.
+    /// on top of the values it is given: per thread, the zstd contexts of both files (each file keeps one set a
+    /// thread, sized for its blocks as [`zstd_context_bytes`] measures them) and the larger of what compressing a
+    /// block of either takes besides (the block's codes, their layouts, the compressed results and the stored block
+    /// decoded to check it); plus the compressed blocks of a batch waiting to be written in order, for both files at
+    /// once. Distance codes are counted at four bytes, the widest, since the longest distance is not known before
+    /// the table is solved.
     /// The bytes written do not depend on `threads`, so a build short of memory can write with fewer.
     pub fn peak_bytes(&self, size: Index, threads: usize) -> u64 {
         let threads = threads.max(1) as u64;
@@ -212,9 +214,8 @@ impl WriteOptions {
         let wdl_raw = wdl_values;
         let bytes_layout = wdl_values <= u64::from(self.bytes_layout_max_values);
         let transposing = self.try_transposed && size <= self.large_table;
-        let transposing_wdl =
-            self.try_transposed && (size <= self.large_table || self.transpose_large_wdl);
-        let wdl_compress = zstd_context_bytes(
+        let transposing_wdl = self.transpose_wdl || transposing;
+        let wdl_contexts = zstd_context_bytes(
             self.wdl_level,
             if bytes_layout || transposing_wdl {
                 wdl_raw
@@ -225,8 +226,8 @@ impl WriteOptions {
             + self
                 .heavy_wdl_level
                 .map_or(0, |level| zstd_context_bytes(level, wdl_raw))
-            + zstd_context_bytes(PROXY_LEVEL, wdl_raw)
-            + wdl_raw * 3
+            + zstd_context_bytes(PROXY_LEVEL, wdl_raw);
+        let wdl_buffers = wdl_raw * 3
             + wdl_raw / 4 * 4
             + if bytes_layout { wdl_raw * 2 } else { 0 }
             // Transposed candidates: the order (four bytes a value), the holes marked, the transposed own codes,
@@ -238,12 +239,14 @@ impl WriteOptions {
             // Each position's side to move, for the fill by the most frequent outcome of each side.
             + wdl_raw;
         let distance_raw = distance_values * 4;
-        let distance_compress = zstd_context_bytes(distance_level, distance_raw)
-            + zstd_context_bytes(PROXY_LEVEL, distance_raw)
-            // The codes and the compressed block; transposed candidates and their quick compressions besides; the
-            // check's decompressed block, and its codes put back in order if it was transposed.
-            + distance_raw * if transposing { 7 } else { 3 };
-        let per_thread = wdl_compress.max(distance_compress);
+        let distance_contexts = zstd_context_bytes(distance_level, distance_raw)
+            + zstd_context_bytes(PROXY_LEVEL, distance_raw);
+        // The codes and the compressed block; transposed candidates and their quick compressions besides; the
+        // check's decompressed block, and its codes put back in order if it was transposed.
+        let distance_buffers = distance_raw * if transposing { 7 } else { 3 };
+        // Each file keeps its compressors from block to block, one set a thread, while a thread works on a block of
+        // either file: both files' contexts, and the buffers of one block.
+        let per_thread = wdl_contexts + distance_contexts + wdl_buffers.max(distance_buffers);
         let waiting = batch_blocks(wdl_raw / 4, threads as usize) * wdl_raw / 4
             + batch_blocks(distance_raw, threads as usize) * distance_raw;
         per_thread * threads + waiting
@@ -523,10 +526,9 @@ where
                     FileKind::Wdl => wdl_order.clone(),
                     FileKind::Distance => None,
                 },
-                try_transposed: options.try_transposed
-                    && options.version >= 2
-                    && (spec.size <= options.large_table
-                        || (kind == FileKind::Wdl && options.transpose_large_wdl)),
+                try_transposed: options.version >= 2
+                    && ((options.try_transposed && spec.size <= options.large_table)
+                        || (kind == FileKind::Wdl && options.transpose_wdl)),
                 bytes_layout_max_values: options.bytes_layout_max_values,
                 encoding,
                 block_values,
@@ -680,7 +682,7 @@ where
     }
     let size = spec.size;
     let side_of = &spec.side_of;
-    let sample_size = |digits: &[u8]| -> io::Result<usize> {
+    let sample_size = |digits: &[u8], window: u64| -> io::Result<usize> {
         let order = ValueOrder::new(radices, digits).expect("a permutation of the digits");
         let mut total = 0;
         for w in 0..ORDER_SAMPLES {
@@ -698,14 +700,22 @@ where
         Ok(total)
     };
     // A file whose blocks compress to a few kilobytes has little to gain, and gathering other orders' samples reads
-    // the values out of order: KQRvKR's (2.3 KB a block) is not searched.
-    let own_size = sample_size(&identity)?;
-    if (own_size as u64) < ORDER_SAMPLES * window / 4 / ORDER_WORTH_SEARCHING {
+    // the values out of order: KQRvKR's (2.3 KB a block) is not searched. A small sample tells it first: samples of
+    // larger blocks compress no worse, and KQRvKR's blocks of 2^24 values took 0.25 s of one core to sample whole.
+    let light = |sample: usize, window: u64| {
+        (sample as u64) < ORDER_SAMPLES * window / 4 / ORDER_WORTH_SEARCHING
+    };
+    let glance = window.min(ORDER_GLANCE_VALUES);
+    if glance < window && light(sample_size(&identity, glance)?, glance) {
+        return Ok(None);
+    }
+    let own_size = sample_size(&identity, window)?;
+    if light(own_size, window) {
         return Ok(None);
     }
     let sizes = candidates[1..]
         .par_iter()
-        .map(|digits| sample_size(digits))
+        .map(|digits| sample_size(digits, window))
         .collect::<io::Result<Vec<usize>>>()?;
     // The first of the smallest, and the index's own order unless another is smaller.
     let best = (0..sizes.len()).min_by_key(|&c| (sizes[c], c));
@@ -713,6 +723,10 @@ where
         .filter(|&c| sizes[c] < own_size)
         .map(|c| ValueOrder::new(radices, &candidates[c + 1]).expect("a permutation")))
 }
+
+/// The values of each window of the sample that first tells [`wdl_order`] whether a file of larger blocks is worth
+/// searching.
+const ORDER_GLANCE_VALUES: u64 = 1 << 22;
 
 /// [`wdl_order`] tries no other order for a file whose sample compresses this many times or more (blocks of 2^22
 /// values, a megabyte packed: under 8 KB).
@@ -731,9 +745,9 @@ struct FileWriter<'a> {
     index_digits: &'a [u64],
     /// The order in which a WDL file stores its values (format version 8), if not the index's.
     order: Option<ValueOrder>,
-    /// Whether blocks are also tried transposed (version 2; distance blocks of tables that are not large, WDL blocks
-    /// of those and, with [`WriteOptions::transpose_large_wdl`], of large ones: it costs more compressions of some
-    /// blocks).
+    /// Whether blocks are also tried transposed (version 2; with [`WriteOptions::try_transposed`], the blocks of
+    /// tables that are not large, and with [`WriteOptions::transpose_wdl`] every WDL block: it costs more
+    /// compressions of some blocks).
     try_transposed: bool,
     /// WDL blocks of at most this many values are also tried one value per byte.
     bytes_layout_max_values: u32,
@@ -831,18 +845,34 @@ impl FileWriter<'_> {
             encoding => u64::from(self.block_values) * encoding.code_width() as u64,
         };
         let batch = batch_blocks(block_bytes, rayon::current_num_threads());
+        // Compressors are kept from one block to the next, across batches: a new one allocates its workspace afresh
+        // (tens of MiB for a large block at a high level), and the kernel's zeroing of those pages took 0.8 s of
+        // rewriting KQRvKR's WDL blocks of 2^24 values. At most one a thread is ever out of the pool.
+        let pool: Mutex<Vec<(Squeezer, zstd::bulk::Compressor<'static>)>> = Mutex::new(Vec::new());
+        let store = |block: u64| -> Result<Vec<u8>, WriteError> {
+            let taken = pool.lock().unwrap_or_else(|e| e.into_inner()).pop();
+            let (mut compressor, mut proxy) = match taken {
+                Some(compressors) => compressors,
+                None => {
+                    let zstd_failed = |e: io::Error| WriteError::Spec(format!("zstd failed: {e}"));
+                    (
+                        self.squeezer().map_err(zstd_failed)?,
+                        self.compressor(PROXY_LEVEL).map_err(zstd_failed)?,
+                    )
+                }
+            };
+            let stored = self.store(block, values, side_of, &mut compressor, &mut proxy);
+            pool.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push((compressor, proxy));
+            stored
+        };
         let mut first = 0;
         while first < blocks {
             let last = (first + batch).min(blocks);
             let compressed = (first..last)
                 .into_par_iter()
-                .map_init(
-                    || Ok::<_, io::Error>((self.squeezer()?, self.compressor(PROXY_LEVEL)?)),
-                    |compressors, block| match compressors {
-                        Ok((c, proxy)) => self.store(block, values, side_of, c, proxy),
-                        Err(e) => Err(WriteError::Spec(format!("zstd failed: {e}"))),
-                    },
-                )
+                .map(store)
                 .collect::<Result<Vec<_>, _>>()?;
             for data in compressed {
                 transposed_wdl |=
