@@ -359,6 +359,21 @@ impl<W: Width> Cells<W> {
         W::compare_exchange(&self.array.as_slice()[i], old, new)
     }
 
+    /// Replaces cell `i`, last read as `old`, by `new`: a compare-and-swap when other threads may write the cells
+    /// at the same time (`SHARED`), else a plain store, which always succeeds. A locked compare-and-swap also orders
+    /// every memory access around it, so a thread alone cannot overlap the cache misses of successive updates; with
+    /// one thread, the store lets it (KQRvKR with one thread: see `Context::walk`).
+    #[inline(always)]
+    pub fn replace<const SHARED: bool>(&self, i: usize, old: u32, new: u32) -> bool {
+        if SHARED {
+            self.compare_exchange(i, old, new)
+        } else {
+            debug_assert_eq!(self.raw(i), old, "cell {i} changed under a thread alone");
+            self.set_raw(i, new);
+            true
+        }
+    }
+
     /// The bytes of the first `len` cells (native byte order), to be filled from a file.
     pub fn bytes_mut(&mut self, len: usize) -> &mut [u8] {
         self.array.bytes_mut(len)

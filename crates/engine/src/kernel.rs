@@ -251,8 +251,11 @@ impl Effect {
 /// the last move of `p` is refuted. Always inlined: the in-memory walk passes a constant outcome, so each of its two
 /// walks (back from losses, back from wins) is compiled without the other's branch; the out-of-core walks pass the
 /// outcome of a bucket entry.
+///
+/// `SHARED` says whether other threads may update the cells at the same time (see [`Cells::replace`]): a build of
+/// one thread passes false, and its transitions are plain stores.
 #[inline(always)]
-pub(crate) fn update<G: Game, W: Width>(
+pub(crate) fn update<G: Game, W: Width, const SHARED: bool>(
     successor_won: bool,
     game: &G,
     cells: &Cells<W>,
@@ -262,16 +265,16 @@ pub(crate) fn update<G: Game, W: Width>(
     may_resist: impl FnOnce() -> bool,
 ) -> Effect {
     if successor_won {
-        won_successor(game, cells, i, p, g, may_resist)
+        won_successor::<G, W, SHARED>(game, cells, i, p, g, may_resist)
     } else {
-        lost_successor(cells, i, g)
+        lost_successor::<W, SHARED>(cells, i, g)
     }
 }
 
 /// A successor of the position in cell `i` was lost at `g`: the position is won at `g + 1` unless it already has a
 /// win as fast. Exactly one caller sees it resolved.
 #[inline(always)]
-fn lost_successor<W: Width>(cells: &Cells<W>, i: usize, g: u32) -> Effect {
+fn lost_successor<W: Width, const SHARED: bool>(cells: &Cells<W>, i: usize, g: u32) -> Effect {
     let won_next = W::won(g + 1);
     loop {
         let raw = cells.raw(i);
@@ -283,7 +286,7 @@ fn lost_successor<W: Width>(cells: &Cells<W>, i: usize, g: u32) -> Effect {
         if !improves {
             return Effect::Settled;
         }
-        if cells.compare_exchange(i, raw, won_next) {
+        if cells.replace::<SHARED>(i, raw, won_next) {
             return Effect::Resolved;
         }
     }
@@ -293,7 +296,7 @@ fn lost_successor<W: Width>(cells: &Cells<W>, i: usize, g: u32) -> Effect {
 /// (the longest exit into a win for the opponent) is computed once, and only when the last move is refuted and
 /// `may_resist` says an exit may delay the loss, however often the compare-and-swap is retried.
 #[inline(always)]
-fn won_successor<G: Game, W: Width>(
+fn won_successor<G: Game, W: Width, const SHARED: bool>(
     game: &G,
     cells: &Cells<W>,
     i: usize,
@@ -316,15 +319,15 @@ fn won_successor<G: Game, W: Width>(
                     }
                 });
                 if floor <= g + 1 {
-                    if cells.compare_exchange(i, raw, W::lost(g + 1)) {
+                    if cells.replace::<SHARED>(i, raw, W::lost(g + 1)) {
                         return Effect::Resolved;
                     }
-                } else if cells.compare_exchange(i, raw, W::lost(floor)) {
+                } else if cells.replace::<SHARED>(i, raw, W::lost(floor)) {
                     return Effect::Deferred(floor);
                 }
             }
             State::Open(_) => {
-                if cells.compare_exchange(i, raw, raw - 1) {
+                if cells.replace::<SHARED>(i, raw, raw - 1) {
                     return Effect::Counted;
                 }
             }

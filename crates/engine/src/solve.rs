@@ -385,7 +385,13 @@ impl<G: Game> Context<'_, G> {
                 frontier: run.frontier.len(),
                 resolved: run.resolved,
             });
-            self.walk(&mut run);
+            // A build of one thread updates its cells with plain stores, which let the processor overlap the
+            // cache misses of successive updates (see `Cells::replace`).
+            if rayon::current_num_threads() == 1 {
+                self.walk::<W, false>(&mut run);
+            } else {
+                self.walk::<W, true>(&mut run);
+            }
             std::mem::swap(&mut run.frontier, &mut run.next);
             run.next.clear();
             run.generation = g + 1;
@@ -396,8 +402,9 @@ impl<G: Game> Context<'_, G> {
         )
     }
 
-    /// Walks back from every position of the frontier (all resolved at generation `g`) and fills the next frontier.
-    fn walk<W: Width>(&self, run: &mut Run<W>) {
+    /// Walks back from every position of the frontier (all resolved at generation `g`) and fills the next frontier;
+    /// `SHARED` when other threads walk at the same time ([`update`]).
+    fn walk<W: Width, const SHARED: bool>(&self, run: &mut Run<W>) {
         let game = self.game;
         let cells = &run.cells;
         let g = run.generation;
@@ -412,10 +419,16 @@ impl<G: Game> Context<'_, G> {
             };
             match cells.state(v as usize) {
                 State::Lost(_) => game.unmoves(v, |p| {
-                    record(p, update(false, game, cells, p as usize, p, g, || false))
+                    record(
+                        p,
+                        update::<_, _, SHARED>(false, game, cells, p as usize, p, g, || false),
+                    )
                 }),
                 State::Won(_) => game.unmoves(v, |p| {
-                    let effect = update(true, game, cells, p as usize, p, g, || may_resist(p));
+                    let effect =
+                        update::<_, _, SHARED>(true, game, cells, p as usize, p, g, || {
+                            may_resist(p)
+                        });
                     record(p, effect)
                 }),
                 _ => debug_assert!(false, "frontier position {v} is not resolved"),
