@@ -13,6 +13,22 @@ fn shipped() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tablebases/chess")
 }
 
+/// Generates `material` and its sub-tables into `out`, quietly, with `threads` (default: all cores).
+fn generate_chess(out: &Path, material: &str, threads: Option<usize>) {
+    generate(&GenerateArgs {
+        game: "chess".into(),
+        variant: vec![material.into()],
+        out: out.to_path_buf(),
+        engine: EngineArgs {
+            threads,
+            quiet: true,
+            ..Default::default()
+        },
+        ..Default::default()
+    })
+    .unwrap();
+}
+
 fn field<'a>(fields: &'a [(String, String)], key: &str) -> &'a str {
     &fields.iter().find(|(k, _)| k == key).unwrap().1
 }
@@ -54,18 +70,7 @@ fn a_material_asked_the_other_way_round_names_its_sides_so() {
 fn a_build_makes_its_dependencies_first_and_probes_through_them() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().to_path_buf();
-    generate(&GenerateArgs {
-        game: "chess".into(),
-        variant: vec!["KPvK".into()],
-        out: out.clone(),
-        engine: EngineArgs {
-            threads: Some(2),
-            quiet: true,
-            ..Default::default()
-        },
-        ..Default::default()
-    })
-    .unwrap();
+    generate_chess(&out, "KPvK", Some(2));
     for name in ["KQvK", "KRvK", "KBvK", "KNvK", "KPvK"] {
         assert!(
             out.join("chess").join(format!("{name}.rdst")).exists(),
@@ -172,18 +177,7 @@ fn one_table_of_a_dag_builds_alone_once_its_sub_tables_are_there() {
     }
     // The same bytes as the whole DAG built in one run.
     let whole = tempfile::tempdir().unwrap();
-    generate(&GenerateArgs {
-        game: "chess".into(),
-        variant: vec!["KPvK".into()],
-        out: whole.path().to_path_buf(),
-        engine: EngineArgs {
-            threads: Some(1),
-            quiet: true,
-            ..Default::default()
-        },
-        ..Default::default()
-    })
-    .unwrap();
+    generate_chess(whole.path(), "KPvK", Some(1));
     for name in ["KQvK", "KRvK", "KBvK", "KNvK", "KPvK"] {
         for ext in ["rwdl", "rdst"] {
             let file = format!("{name}.{ext}");
@@ -218,17 +212,7 @@ fn verify_finds_a_floor_no_exit_completes() {
 
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path();
-    generate(&GenerateArgs {
-        game: "chess".into(),
-        variant: vec!["KPvK".into()],
-        out: out.to_path_buf(),
-        engine: EngineArgs {
-            quiet: true,
-            ..Default::default()
-        },
-        ..Default::default()
-    })
-    .unwrap();
+    generate_chess(out, "KPvK", None);
     let args = VerifyArgs {
         game: "chess".into(),
         variant: vec!["KPvK".into()],
@@ -590,18 +574,7 @@ fn small_chess_tables_store_their_wdl_file_in_the_best_order_by_default() {
     use retro_probe::Layout;
 
     let dir = tempfile::tempdir().unwrap();
-    generate(&GenerateArgs {
-        game: "chess".into(),
-        variant: vec!["KQvKB".into()],
-        out: dir.path().to_path_buf(),
-        engine: EngineArgs {
-            threads: Some(2),
-            quiet: true,
-            ..Default::default()
-        },
-        ..Default::default()
-    })
-    .unwrap();
+    generate_chess(dir.path(), "KQvKB", Some(2));
     let table = retro_probe::Table::open(dir.path(), "chess", "KQvKB", 1 << 24).unwrap();
     let wdl = table.wdl_file();
     assert_eq!(wdl.header().block_count, 1);
