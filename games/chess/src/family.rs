@@ -74,13 +74,14 @@ const LARGE_WDL_LEVEL: i32 = 17;
 /// blocks are all light: the same bytes.
 const HEAVY_WDL_LEVEL: i32 = 22;
 
-/// Values per WDL block of a large table: the most a reader takes. A larger block gives zstd more of the table to
-/// match against, which brings the last five-man WDL files under Syzygy's (one side to move, blocks of 2^22 values
-/// against 2^24, Syzygy's: KBBvKR 609,462 and 567,605, 574,864; KNNNvK 101,486 and 80,025, 85,712; KRRvKQ 4,163,898
-/// and 4,007,598, 4,068,432; blocks of 2^23 values leave KNNNvK at 113,818). A probe whose block is not cached
+/// Values per WDL block of a large table: the most a reader takes. A larger block gives zstd more of the table to match
+/// against, which brings the last five-man WDL files under Syzygy's (one side to move, blocks of 2^22 values against
+/// 2^24, Syzygy's: KBBvKR 609,462 and 567,605, 574,864; KNNNvK 101,486 and 80,025, 85,712; KRRvKQ 4,163,898 and
+/// 4,007,598, 4,068,432; blocks of 2^23 values leave KNNNvK at 113,818). Not every file shrinks: KQQvKQ's grows from
+/// 486,062 to 572,469 bytes (Syzygy's: 666,832), KRBvKB's from 823,822 to 829,492. A probe whose block is not cached
 /// decompresses 4 MiB instead of 1 MiB (KBBvKR: 0.54 ms instead of 0.10 ms), but the whole table costs the same to
-/// decompress whatever the blocks, and a cache holds a large table's few blocks as well as its many. Writing
-/// KQRvKR's files (`retro repack`, one thread) took 6.7 s with blocks of 2^22 values, 7.0 s with 2^24.
+/// decompress whatever the blocks, and a cache holds a large table's few blocks as well as its many. Writing KQRvKR's
+/// files (`retro repack`, one thread) took 6.7 s with blocks of 2^22 values, 7.0 s with 2^24.
 const LARGE_WDL_VALUES: u32 = 1 << 24;
 
 /// Chess endgames of up to [`MAX_MEN`] men.
