@@ -476,8 +476,9 @@ where
     let wdl_order = match options.wdl_order {
         _ if options.version < 2 => None,
         WdlOrder::Index => None,
-        WdlOrder::Search => wdl_order(spec, values, exits, wdl_block_values)
-            .map_err(|e| WriteError::Spec(format!("zstd failed: {e}")))?,
+        WdlOrder::Search => {
+            wdl_order(spec, values, exits, wdl_block_values).map_err(zstd_failed)?
+        }
         WdlOrder::Given(digits) => {
             let d = spec.index_digits.len();
             let order = ValueOrder::new(spec.index_digits, &digits[..d.min(digits.len())])
@@ -634,7 +635,11 @@ where
     Ok((meta, parity))
 }
 
-/// One file to write.
+/// A zstd error met while writing a file, as the writer reports it.
+fn zstd_failed(e: io::Error) -> WriteError {
+    WriteError::Spec(format!("zstd failed: {e}"))
+}
+
 /// Windows of consecutive stored positions that [`wdl_order`] compresses per candidate, each of a block's values:
 /// the gain of an order shows at the scale of a block (KBNvKB with Black's bishop first and the side to move last:
 /// 58% larger than the index's order with its last two digits swapped in windows of 2^18 values, 16% smaller in
@@ -732,6 +737,7 @@ const ORDER_GLANCE_VALUES: u64 = 1 << 22;
 /// values, a megabyte packed: under 8 KB).
 const ORDER_WORTH_SEARCHING: u64 = 128;
 
+/// One file to write.
 struct FileWriter<'a> {
     path: PathBuf,
     version: u32,
@@ -853,13 +859,10 @@ impl FileWriter<'_> {
             let taken = pool.lock().unwrap_or_else(|e| e.into_inner()).pop();
             let (mut compressor, mut proxy) = match taken {
                 Some(compressors) => compressors,
-                None => {
-                    let zstd_failed = |e: io::Error| WriteError::Spec(format!("zstd failed: {e}"));
-                    (
-                        self.squeezer().map_err(zstd_failed)?,
-                        self.compressor(PROXY_LEVEL).map_err(zstd_failed)?,
-                    )
-                }
+                None => (
+                    self.squeezer().map_err(zstd_failed)?,
+                    self.compressor(PROXY_LEVEL).map_err(zstd_failed)?,
+                ),
             };
             let stored = self.store(block, values, side_of, &mut compressor, &mut proxy);
             pool.lock()
@@ -943,7 +946,6 @@ impl FileWriter<'_> {
         V: Fn(Index) -> Option<Value> + Sync,
     {
         let range = self.block_range(block);
-        let zstd_failed = |e: io::Error| WriteError::Spec(format!("zstd failed: {e}"));
         // Any version with layouts decodes them alike; which the file's version allows is checked on reading back.
         let shape = BlockShape {
             version: if self.version == 1 {
