@@ -141,10 +141,15 @@ fn build_all<F: Family>(family: &F, variants: &[F::Variant], args: &GenerateArgs
             }
             continue;
         }
-        for d in family.dependencies(table) {
-            if let std::collections::hash_map::Entry::Vacant(slot) = held.entry(d.clone()) {
-                slot.insert(Box::new(disk.values(&d)?));
-            }
+        // The sub-tables not built by this run are read from the directory, together: those of one side to move
+        // share the completion of their own sub-tables (see `Directory::values_all`).
+        let missing: Vec<F::Table> = family
+            .dependencies(table)
+            .into_iter()
+            .filter(|d| !held.contains_key(d))
+            .collect();
+        for (d, values) in missing.iter().zip(disk.values_all(&missing)?) {
+            held.insert(d.clone(), Box::new(values));
         }
         let solution = build_one(family, table, &held, &disk, &starts, args)?;
         // Keep in memory only what the tables still to build exit into.

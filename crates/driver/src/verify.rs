@@ -150,10 +150,10 @@ fn verify_table<F: Family>(
     let blocks = check_files(&opened)?;
     let mut held = HashMap::new();
     let mut budget = memory;
-    for d in family.dependencies(table) {
-        let dense = disk.values(&d)?;
+    let dependencies = family.dependencies(table);
+    for (d, dense) in dependencies.iter().zip(disk.values_all(&dependencies)?) {
         budget = budget.saturating_sub(dense.resident_bytes());
-        held.insert(d, dense);
+        held.insert(d.clone(), dense);
     }
     let mut sub = SubTables::new();
     for (d, values) in &held {
@@ -169,7 +169,8 @@ fn verify_table<F: Family>(
         ));
     }
     let values = if DenseValues::bytes_for(stored) <= budget {
-        Stored::Dense(disk.values(table)?)
+        // The values a one-side file leaves out are searched through the game just built.
+        Stored::Dense(disk.values_through(table, &game)?)
     } else if let Some(omitted) = opened.distance_file().header().omitted() {
         return Err(anyhow!(
             "{path}: the file leaves out indices {}..{}, which verify reads whole, in more memory than --memory \
