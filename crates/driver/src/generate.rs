@@ -131,6 +131,10 @@ fn build_all<F: Family>(family: &F, variants: &[F::Variant], args: &GenerateArgs
     }
     let starts: Vec<F::Position> = variants.iter().filter_map(|v| family.start(v)).collect();
     let disk = Directory::open(family, &args.out)?;
+    let budget = args
+        .engine
+        .memory
+        .unwrap_or_else(retro_engine::default_budget);
     let mut held: HashMap<F::Table, Box<dyn Values>> = HashMap::new();
     for (k, table) in order.iter().enumerate() {
         let name = family.table_name(table);
@@ -141,17 +145,44 @@ fn build_all<F: Family>(family: &F, variants: &[F::Variant], args: &GenerateArgs
             }
             continue;
         }
-        // The sub-tables not built by this run are read from the directory, together: those of one side to move
-        // share the completion of their own sub-tables (see `Directory::values_all`).
-        let missing: Vec<F::Table> = family
-            .dependencies(table)
-            .into_iter()
+        let dependencies = family.dependencies(table);
+        // The tables kept for later builds take at most their share of the budget.
+        let kept: Vec<(F::Table, u64)> = held
+            .iter()
+            .filter(|(t, _)| !dependencies.contains(t))
+            .map(|(t, values)| (t.clone(), values.resident_bytes()))
+            .collect();
+        let later = &order[k + 1..];
+        let next_use = |t: &F::Table| {
+            later
+                .iter()
+                .position(|l| family.dependencies(l).contains(t))
+                .unwrap_or(usize::MAX)
+        };
+        for t in to_drop(
+            kept,
+            next_use,
+            |t| family.table_name(t),
+            budget / KEPT_SHARE,
+        ) {
+            held.remove(&t);
+        }
+        // The sub-tables not built by this run, or dropped since, are read from the directory, together: those of
+        // one side to move share the completion of their own sub-tables (see `Directory::values_all`).
+        let missing: Vec<F::Table> = dependencies
+            .iter()
             .filter(|d| !held.contains_key(d))
+            .cloned()
             .collect();
         for (d, values) in missing.iter().zip(disk.values_all(&missing)?) {
             held.insert(d.clone(), Box::new(values));
         }
-        let solution = build_one(family, table, &held, &disk, &starts, args)?;
+        let kept_bytes = held
+            .iter()
+            .filter(|(t, _)| !dependencies.contains(t))
+            .map(|(_, values)| values.resident_bytes())
+            .sum();
+        let solution = build_one(family, table, &held, kept_bytes, &disk, &starts, args)?;
         // Keep in memory only what the tables still to build exit into.
         let later: Vec<F::Table> = order[k + 1..]
             .iter()
@@ -163,6 +194,33 @@ fn build_all<F: Family>(family: &F, variants: &[F::Variant], args: &GenerateArgs
         }
     }
     Ok(())
+}
+
+/// The share of the memory budget that the tables kept in memory for later builds may take (half), beside the
+/// sub-tables of the table being built: a build of every five-man chess table held some 16 GB of them with a
+/// budget of 12. Past it, the tables needed furthest ahead are dropped, and read from the directory again when a
+/// build needs them.
+const KEPT_SHARE: u64 = 2;
+
+/// Which of the `kept` tables (with their bytes) to drop so that the rest take at most `allowance` bytes: those
+/// whose `next_use` (the place of the next build that needs them) is furthest ahead first, ties by `name`.
+fn to_drop<T>(
+    mut kept: Vec<(T, u64)>,
+    next_use: impl Fn(&T) -> usize,
+    name: impl Fn(&T) -> String,
+    allowance: u64,
+) -> Vec<T> {
+    let mut bytes: u64 = kept.iter().map(|(_, b)| b).sum();
+    kept.sort_by_cached_key(|(t, _)| (std::cmp::Reverse(next_use(t)), name(t)));
+    let mut dropped = Vec::new();
+    for (t, b) in kept {
+        if bytes <= allowance {
+            break;
+        }
+        bytes -= b;
+        dropped.push(t);
+    }
+    dropped
 }
 
 /// Whether the directory holds `table`, written with this version's parameters, every checksum passing.
@@ -213,11 +271,13 @@ impl<F: Family> Lookup<F> for Held<'_, F> {
     }
 }
 
-/// Solves and writes one table whose dependencies are in `held`.
+/// Solves and writes one table whose dependencies are in `held`, beside `kept_bytes` of tables kept for later
+/// builds.
 fn build_one<F: Family>(
     family: &F,
     table: &F::Table,
     held: &HashMap<F::Table, Box<dyn Values>>,
+    kept_bytes: u64,
     disk: &Directory<F>,
     starts: &[F::Position],
     args: &GenerateArgs,
@@ -252,7 +312,7 @@ fn build_one<F: Family>(
         },
         None => crate::budget::share(
             budget,
-            sub.resident_bytes(),
+            sub.resident_bytes() + kept_bytes,
             size,
             rayon::current_num_threads(),
             &options,
@@ -507,4 +567,33 @@ pub(crate) fn write_options<F: Family>(
 
 fn game_size<G: retro_family::Game>(game: &G) -> Index {
     game.size()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Tables kept for later builds are dropped, those needed furthest ahead first, only as far as the allowance
+    /// asks; a table no later build needs goes first.
+    #[test]
+    fn the_tables_needed_furthest_ahead_are_dropped_first() {
+        let kept = vec![("a", 40), ("b", 30), ("c", 20), ("d", 10)];
+        let next_use = |t: &&str| match *t {
+            "a" => 1,
+            "b" => 5,
+            "c" => usize::MAX,
+            "d" => 5,
+            other => panic!("{other}"),
+        };
+        let name = |t: &&str| t.to_string();
+        assert_eq!(
+            to_drop(kept.clone(), next_use, name, 100),
+            Vec::<&str>::new()
+        );
+        assert_eq!(to_drop(kept.clone(), next_use, name, 80), ["c"]);
+        // "b" and "d" are needed at the same build: by name.
+        assert_eq!(to_drop(kept.clone(), next_use, name, 50), ["c", "b"]);
+        assert_eq!(to_drop(kept.clone(), next_use, name, 40), ["c", "b", "d"]);
+        assert_eq!(to_drop(kept, next_use, name, 0), ["c", "b", "d", "a"]);
+    }
 }
