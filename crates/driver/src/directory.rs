@@ -1,12 +1,12 @@
 //! A directory of tables as one family reads it: its tables opened on demand by the family's own table type, each
 //! checked against the family's parameters once, and probed through the probe library's block cache.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result, anyhow};
-use retro_family::{Family, Index, Payloads, SubTables, Value, Values};
+use retro_family::{Family, Index, Payloads, SubTables, Value};
 use retro_probe::{ErrorKind, Table, Tables};
 
 use crate::dense::DenseValues;
@@ -76,68 +76,21 @@ impl<'a, F: Family> Directory<'a, F> {
     /// Every value of a table, read whole. The values its distance file leaves out (one side to move) are found by
     /// searching their moves, which reads the tables the table's exits reach, whole too, and drops them after.
     pub fn values(&self, table: &F::Table) -> Result<DenseValues> {
-        let mut values = self.values_all(std::slice::from_ref(table))?;
-        Ok(values.pop().expect("one table asked"))
-    }
-
-    /// Every value of each of `tables` (distinct), read whole, in their order.
-    ///
-    /// The values a distance file of one side to move leaves out are searched through its game, which needs its
-    /// own sub-tables whole, and so on down. Every table this reaches is read and completed once, after the tables
-    /// it needs, and dropped as soon as no table still to complete needs it. Completing each sub-table on its own
-    /// would complete the same tables over and over: the tree of a five-man table with pawns' sub-tables (KPPvKP's)
-    /// has thousands of nodes, but about a hundred distinct tables.
-    pub fn values_all(&self, tables: &[F::Table]) -> Result<Vec<DenseValues>> {
-        let order = self.completion_order(tables)?;
-        let mut held: HashMap<F::Table, DenseValues> = HashMap::new();
-        for (k, (table, one_side)) in order.iter().enumerate() {
-            let values = if *one_side {
-                let mut sub = SubTables::new();
-                for d in self.family.dependencies(table) {
-                    let values = held
-                        .get(&d)
-                        .expect("completed before the tables that need it");
-                    sub.insert(d, values as &dyn Values);
-                }
-                let game = self.family.game(table, &sub).map_err(anyhow::Error::msg)?;
-                self.values_through(table, &game)?
-            } else {
-                DenseValues::read(&*self.table(table)?).with_context(|| self.damaged(table))?
-            };
-            let later: HashSet<F::Table> = order[k + 1..]
-                .iter()
-                .filter(|(_, one_side)| *one_side)
-                .flat_map(|(t, _)| self.family.dependencies(t))
-                .collect();
-            held.retain(|t, _| later.contains(t) || tables.contains(t));
-            if later.contains(table) || tables.contains(table) {
-                held.insert(table.clone(), values);
-            }
+        let opened = self.table(table)?;
+        if opened.distance_file().header().omitted().is_none() {
+            return DenseValues::read(&opened).with_context(|| self.damaged(table));
         }
-        Ok(tables
-            .iter()
-            .map(|t| held.remove(t).expect("every table asked is read"))
-            .collect())
+        self.with_game(table, |game| self.values_through(table, game))
     }
 
-    /// The tables [`values_all`](Self::values_all) reads for `tables`, with whether each is one-side
-    /// ([`completion_order`]).
-    fn completion_order(&self, tables: &[F::Table]) -> Result<Vec<(F::Table, bool)>> {
-        completion_order(
-            tables,
-            |t| self.is_one_side(t),
-            |t| self.family.dependencies(t),
-        )
-    }
-
-    /// Whether `table`'s distance file leaves out indices (one side to move).
-    fn is_one_side(&self, table: &F::Table) -> Result<bool> {
-        Ok(self
-            .table(table)?
-            .distance_file()
-            .header()
-            .omitted()
-            .is_some())
+    /// Every value of each of `tables`, read whole ([`values`](Self::values)), in their order.
+    ///
+    /// Each one-side table is completed on its own, its sub-tables read (and completed) for it and dropped after.
+    /// Completing every table of the closure once, in dependency order, searched a third as many positions for
+    /// KPPvKP's sub-tables (13 billion instead of 38, by count), but held the tables later ones needed: 23 GB
+    /// resident, near this machine's 24 GiB.
+    pub fn values_all(&self, tables: &[F::Table]) -> Result<Vec<DenseValues>> {
+        tables.iter().map(|t| self.values(t)).collect()
     }
 
     /// Hands `work` the game of `table` on its sub-tables, each read whole ([`values_all`](Self::values_all)),
@@ -204,41 +157,6 @@ impl<'a, F: Family> Directory<'a, F> {
     }
 }
 
-/// The order in which to read `tables` and what completing them needs: every table once, each one-side table (as
-/// `one_side` says) after its `dependencies`, which its completion searches; a table of both sides needs nothing.
-/// Depth first from `tables` in their order, so that a table's sub-tables come just before it and can be dropped
-/// soon after.
-fn completion_order<T: Clone + Eq + std::hash::Hash>(
-    tables: &[T],
-    mut one_side: impl FnMut(&T) -> Result<bool>,
-    dependencies: impl Fn(&T) -> Vec<T>,
-) -> Result<Vec<(T, bool)>> {
-    let mut order = Vec::new();
-    let mut seen = HashSet::new();
-    // Without recursion: a frame is a table, and whether it comes back after its sub-tables were pushed.
-    let mut stack: Vec<(T, Option<bool>)> =
-        tables.iter().rev().map(|t| (t.clone(), None)).collect();
-    while let Some((table, visited)) = stack.pop() {
-        if let Some(is_one_side) = visited {
-            order.push((table, is_one_side));
-            continue;
-        }
-        if !seen.insert(table.clone()) {
-            continue;
-        }
-        let is_one_side = one_side(&table)?;
-        stack.push((table.clone(), Some(is_one_side)));
-        if is_one_side {
-            for d in dependencies(&table).into_iter().rev() {
-                if !seen.contains(&d) {
-                    stack.push((d, None));
-                }
-            }
-        }
-    }
-    Ok(order)
-}
-
 impl<F: Family> Lookup<F> for Directory<'_, F> {
     fn value(&self, table: &F::Table, index: Index) -> Result<Option<Value>> {
         let opened = self.table(table)?;
@@ -274,58 +192,5 @@ impl<F: Family> Payloads for Directory<'_, F> {
             .table(game, name)
             .map_err(|e| format!("cannot open table {game} {name}: {e}"))?;
         Ok(table.meta().params.clone())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A diamond of one-side tables over a shared one (`d`), a table of both sides (`b`) whose own sub-table (`x`)
-    /// is not needed, and a table asked that another asked table needs too.
-    #[test]
-    fn every_table_is_completed_once_after_the_tables_it_needs() {
-        let dependencies = |t: &char| -> Vec<char> {
-            match t {
-                'a' => vec!['l', 'r', 'b'],
-                'l' | 'r' => vec!['d'],
-                'b' => vec!['x'],
-                'd' | 'x' => vec![],
-                other => panic!("{other}"),
-            }
-        };
-        let mut asked_one_side = Vec::new();
-        let order = completion_order(
-            &['a', 'r'],
-            |t| {
-                asked_one_side.push(*t);
-                Ok(*t != 'b')
-            },
-            dependencies,
-        )
-        .unwrap();
-        let tables: Vec<char> = order.iter().map(|&(t, _)| t).collect();
-        assert_eq!(tables, ['d', 'l', 'r', 'b', 'a']);
-        assert_eq!(order.iter().filter(|&&(_, one_side)| !one_side).count(), 1);
-        // Each table is looked at once, and `x`, which only a table of both sides needs, not at all.
-        asked_one_side.sort_unstable();
-        assert_eq!(asked_one_side, ['a', 'b', 'd', 'l', 'r']);
-    }
-
-    #[test]
-    fn an_error_deciding_a_table_stops_the_order() {
-        let err = completion_order(
-            &[1u32],
-            |t| {
-                if *t == 2 {
-                    Err(anyhow!("table 2 is missing"))
-                } else {
-                    Ok(true)
-                }
-            },
-            |t| if *t == 1 { vec![2] } else { vec![] },
-        )
-        .unwrap_err();
-        assert_eq!(err.to_string(), "table 2 is missing");
     }
 }

@@ -167,8 +167,8 @@ fn build_all<F: Family>(family: &F, variants: &[F::Variant], args: &GenerateArgs
         ) {
             held.remove(&t);
         }
-        // The sub-tables not built by this run, or dropped since, are read from the directory, together: those of
-        // one side to move share the completion of their own sub-tables (see `Directory::values_all`).
+        // The sub-tables not built by this run, or dropped since, are read from the directory (those of one side to
+        // move completed through their own sub-tables: `Directory::values`).
         let missing: Vec<F::Table> = dependencies
             .iter()
             .filter(|d| !held.contains_key(d))
