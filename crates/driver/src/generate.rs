@@ -152,9 +152,9 @@ fn build_all<F: Family>(family: &F, variants: &[F::Variant], args: &GenerateArgs
             .filter(|(t, _)| !dependencies.contains(t))
             .map(|(t, values)| (t.clone(), values.resident_bytes()))
             .collect();
-        let later = &order[k + 1..];
+        let still_to_build = &order[k + 1..];
         let next_use = |t: &F::Table| {
-            later
+            still_to_build
                 .iter()
                 .position(|l| family.dependencies(l).contains(t))
                 .unwrap_or(usize::MAX)
