@@ -83,25 +83,18 @@ impl<'a, F: Family> Directory<'a, F> {
         self.with_game(table, |game| self.values_through(table, game))
     }
 
-    /// Every value of each of `tables`, read whole ([`values`](Self::values)), in their order.
-    ///
-    /// Each one-side table is completed on its own, its sub-tables read (and completed) for it and dropped after.
-    /// Completing every table of the closure once, in dependency order, searched a third as many positions for
-    /// KPPvKP's sub-tables (13 billion instead of 38, by count), but held the tables later ones needed: 23 GB
-    /// resident, near this machine's 24 GiB.
-    pub fn values_all(&self, tables: &[F::Table]) -> Result<Vec<DenseValues>> {
-        tables.iter().map(|t| self.values(t)).collect()
-    }
-
-    /// Hands `work` the game of `table` on its sub-tables, each read whole ([`values_all`](Self::values_all)),
-    /// which are dropped after.
+    /// Hands `work` the game of `table` on its sub-tables, each read whole ([`values`](Self::values)), which are
+    /// dropped after.
     pub fn with_game<R>(
         &self,
         table: &F::Table,
         work: impl FnOnce(&F::Game<'_>) -> Result<R>,
     ) -> Result<R> {
         let dependencies = self.family.dependencies(table);
-        let held = self.values_all(&dependencies)?;
+        let held = dependencies
+            .iter()
+            .map(|d| self.values(d))
+            .collect::<Result<Vec<_>>>()?;
         let mut sub = SubTables::new();
         for (d, values) in dependencies.into_iter().zip(&held) {
             sub.insert(d, values);

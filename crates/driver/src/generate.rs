@@ -169,20 +169,12 @@ fn build_all<F: Family>(family: &F, variants: &[F::Variant], args: &GenerateArgs
         }
         // The sub-tables not built by this run, or dropped since, are read from the directory (those of one side to
         // move completed through their own sub-tables: `Directory::values`).
-        let missing: Vec<F::Table> = dependencies
-            .iter()
-            .filter(|d| !held.contains_key(d))
-            .cloned()
-            .collect();
-        for (d, values) in missing.iter().zip(disk.values_all(&missing)?) {
-            held.insert(d.clone(), Box::new(values));
+        for d in &dependencies {
+            if !held.contains_key(d) {
+                held.insert(d.clone(), Box::new(disk.values(d)?));
+            }
         }
-        let kept_bytes = held
-            .iter()
-            .filter(|(t, _)| !dependencies.contains(t))
-            .map(|(_, values)| values.resident_bytes())
-            .sum();
-        let solution = build_one(family, table, &held, kept_bytes, &disk, &starts, args)?;
+        let solution = build_one(family, table, &held, &disk, &starts, args)?;
         // Keep in memory only what the tables still to build exit into.
         let later: Vec<F::Table> = order[k + 1..]
             .iter()
@@ -271,13 +263,12 @@ impl<F: Family> Lookup<F> for Held<'_, F> {
     }
 }
 
-/// Solves and writes one table whose dependencies are in `held`, beside `kept_bytes` of tables kept for later
-/// builds.
+/// Solves and writes one table whose dependencies are in `held`, beside the tables kept there for later builds:
+/// all of them come off the memory budget.
 fn build_one<F: Family>(
     family: &F,
     table: &F::Table,
     held: &HashMap<F::Table, Box<dyn Values>>,
-    kept_bytes: u64,
     disk: &Directory<F>,
     starts: &[F::Position],
     args: &GenerateArgs,
@@ -312,7 +303,7 @@ fn build_one<F: Family>(
         },
         None => crate::budget::share(
             budget,
-            sub.resident_bytes() + kept_bytes,
+            held.values().map(|values| values.resident_bytes()).sum(),
             size,
             rayon::current_num_threads(),
             &options,

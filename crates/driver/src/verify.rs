@@ -150,10 +150,10 @@ fn verify_table<F: Family>(
     let blocks = check_files(&opened)?;
     let mut held = HashMap::new();
     let mut budget = memory;
-    let dependencies = family.dependencies(table);
-    for (d, dense) in dependencies.iter().zip(disk.values_all(&dependencies)?) {
+    for d in family.dependencies(table) {
+        let dense = disk.values(&d)?;
         budget = budget.saturating_sub(dense.resident_bytes());
-        held.insert(d.clone(), dense);
+        held.insert(d, dense);
     }
     let mut sub = SubTables::new();
     for (d, values) in &held {
