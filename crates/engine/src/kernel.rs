@@ -5,7 +5,8 @@
 //! - [`initial`]: a position's first state, from a [`Summary`] of its moves (exits included);
 //! - [`update`]: a successor resolved at generation `g` reaches a predecessor's cell: a lost successor makes a win
 //!   at `g + 1`, a won one refutes one more move, and the last refuted move makes a loss, at `g + 1` or at the
-//!   position's loss floor if an exit resists longer ([`Refuters`] says which positions may);
+//!   position's loss floor if an exit resists longer (the in-memory path keeps the floors found here,
+//!   [`crate::floors`]; the out-of-core path looks at the moves of the positions [`Refuters`] marks again);
 //! - [`Findings`]: what initialisation found across all threads (a distance too long for the cells, a broken bound).
 //!
 //! Every transition is a compare-and-swap on one cell, so threads may update the same cell at once; the value a cell
@@ -44,6 +45,12 @@ impl Refuters {
             != 0
     }
 
+    /// The words of bits, 64 indices a word (index `i` is bit `i % 64` of word `i / 64`).
+    #[inline]
+    pub(crate) fn atomic_words(&self) -> &[AtomicU64] {
+        self.words.as_slice()
+    }
+
     /// The bits, 64 indices a word (index `i` is bit `i % 64` of word `i / 64`), for writing them to a file.
     pub(crate) fn words(&self) -> impl Iterator<Item = u64> + '_ {
         self.words
@@ -51,6 +58,12 @@ impl Refuters {
             .iter()
             .map(|w| w.load(Ordering::Relaxed))
     }
+}
+
+/// The loss floor of the position at `index`, found by looking at its moves again: one more than its longest exit
+/// into a win for the opponent, 0 without one.
+pub(crate) fn loss_floor<G: Game>(game: &G, index: u64) -> u32 {
+    Summary::of(game, index).1.loss_floor
 }
 
 /// What one position's moves say before any generation is walked.
@@ -97,6 +110,8 @@ pub(crate) struct Initial {
     pub too_many: bool,
     /// The position has an exit into a win for the opponent (so a loss of it may come later than its counter says).
     pub refuting: bool,
+    /// One more than its longest exit into a win for the opponent (0 without one): no loss of it comes sooner.
+    pub loss_floor: u32,
     /// Its known distances (of its first state and its loss floor) follow their parity: wins odd, losses even.
     pub on_parity: bool,
     /// The best outcome its exits reach for its side to move, or its own for a terminal position (a loss when it
@@ -174,6 +189,7 @@ pub(crate) fn initial<G: Game, W: Width>(
         state: None,
         too_many: s.moves > max_moves,
         refuting: s.refuting_exit,
+        loss_floor: s.loss_floor,
         on_parity: true,
         best_exit: if s.exit_win.is_some() {
             Outcome::Win
@@ -246,26 +262,24 @@ impl Effect {
     }
 }
 
-/// A successor of the position `p` (in cell `i` of `cells`) was resolved at generation `g`: won when `successor_won`,
-/// else lost. `may_resist` tells whether `p` may have an exit into a win for the opponent; it is asked only when
-/// the last move of `p` is refuted. Always inlined: the in-memory walk passes a constant outcome, so each of its two
+/// A successor of the position in cell `i` of `cells` was resolved at generation `g`: won when `successor_won`,
+/// else lost. `floor` gives the position's loss floor (0 when no exit resists: see [`loss_floor`]); it is asked only
+/// when the last move of `p` is refuted. Always inlined: the in-memory walk passes a constant outcome, so each of its two
 /// walks (back from losses, back from wins) is compiled without the other's branch; the out-of-core walks pass the
 /// outcome of a bucket entry.
 ///
 /// `SHARED` says whether other threads may update the cells at the same time (see [`Cells::replace`]): a build of
 /// one thread passes false, and its transitions are plain stores.
 #[inline(always)]
-pub(crate) fn update<G: Game, W: Width, const SHARED: bool>(
+pub(crate) fn update<W: Width, const SHARED: bool>(
     successor_won: bool,
-    game: &G,
     cells: &Cells<W>,
     i: usize,
-    p: u64,
     g: u32,
-    may_resist: impl FnOnce() -> bool,
+    floor: impl FnOnce() -> u32,
 ) -> Effect {
     if successor_won {
-        won_successor::<G, W, SHARED>(game, cells, i, p, g, may_resist)
+        won_successor::<W, SHARED>(cells, i, g, floor)
     } else {
         lost_successor::<W, SHARED>(cells, i, g)
     }
@@ -292,32 +306,24 @@ fn lost_successor<W: Width, const SHARED: bool>(cells: &Cells<W>, i: usize, g: u
     }
 }
 
-/// A successor of the position `p` (in cell `i`) was won at `g`: one more of its moves is refuted. The loss floor
-/// (the longest exit into a win for the opponent) is computed once, and only when the last move is refuted and
-/// `may_resist` says an exit may delay the loss, however often the compare-and-swap is retried.
+/// A successor of the position in cell `i` was won at `g`: one more of its moves is refuted. The loss floor is asked
+/// of `floor` once, and only when the last move is refuted, however often the compare-and-swap is retried.
 #[inline(always)]
-fn won_successor<G: Game, W: Width, const SHARED: bool>(
-    game: &G,
+fn won_successor<W: Width, const SHARED: bool>(
     cells: &Cells<W>,
     i: usize,
-    p: u64,
     g: u32,
-    may_resist: impl FnOnce() -> bool,
+    floor: impl FnOnce() -> u32,
 ) -> Effect {
-    let mut may_resist = Some(may_resist);
+    let mut floor_of = Some(floor);
     let mut floor: Option<u32> = None;
     loop {
         let raw = cells.raw(i);
         match W::decode(raw) {
             State::Open(1) => {
                 // The last move refuted. The loss comes now, unless an exit resists longer.
-                let floor = *floor.get_or_insert_with(|| {
-                    if may_resist.take().is_some_and(|resists| resists()) {
-                        Summary::of(game, p).1.loss_floor
-                    } else {
-                        0
-                    }
-                });
+                let floor =
+                    *floor.get_or_insert_with(|| floor_of.take().map_or(0, |floor| floor()));
                 if floor <= g + 1 {
                     if cells.replace::<SHARED>(i, raw, W::lost(g + 1)) {
                         return Effect::Resolved;

@@ -24,6 +24,7 @@
 mod cell;
 mod certificate;
 mod exits;
+mod floors;
 mod frontier;
 mod kernel;
 mod mapped;
@@ -162,7 +163,7 @@ pub fn estimate<G: Game>(game: &G, options: &SolveOptions) -> Result<Estimate, E
     let budget = options.memory.unwrap_or_else(memory::default_budget);
     let sample = solve::Sample::of(game, options.convention);
     let bits = solve::start_width(game.max_moves(), game.longest_exit(), sample.by_parity)?.bits();
-    let peak = solve::in_memory_peak(size, bits, sample.schedule);
+    let peak = solve::in_memory_peak(size, bits, sample.beside_arrays());
     let in_memory_bytes = peak + solve::best_exit_bytes(size, options, peak, budget);
     let sliced = options.work_dir.is_some() || in_memory_bytes > budget;
     let (slices, scratch_bytes) = if sliced {

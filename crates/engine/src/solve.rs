@@ -22,8 +22,9 @@ use retro_game::{Game, PlayConvention};
 
 use crate::cell::{CellWidth, Cells, P8, State, W8, W16, W32, Width};
 use crate::exits::BestExits;
+use crate::floors::{Floors, Stretch};
 use crate::frontier::Frontier;
-use crate::kernel::{Effect, Findings, Refuters, initial, update};
+use crate::kernel::{Effect, Findings, Refuters, initial, loss_floor, update};
 use crate::mapped::Backing;
 use crate::schedule::{Schedule, bucket_bytes};
 use crate::solution::Solution;
@@ -45,8 +46,8 @@ pub fn solve<G: Game>(
     if let Some(dir) = &options.work_dir {
         return crate::sliced::solve(game, options, dir, budget, width, progress);
     }
-    let schedule = sample.schedule;
-    let needed = in_memory_peak(size, width.bits(), schedule);
+    let beside_arrays = sample.beside_arrays();
+    let needed = in_memory_peak(size, width.bits(), beside_arrays);
     if needed > budget {
         return Err(EngineError::NeedsWorkDir { needed, budget });
     }
@@ -57,7 +58,7 @@ pub fn solve<G: Game>(
         backing: Backing::Memory,
         progress,
         budget: budget - exit_bytes,
-        schedule,
+        beside_arrays,
         best_exits: exit_bytes > 0,
     };
     match width {
@@ -114,14 +115,14 @@ fn expected_bits(bits: u32) -> u32 {
 }
 
 /// The bytes the in-memory engine is expected to take at its peak for `size` indices, starting with cells of `bits`
-/// bits and with `schedule` bytes scheduled ([`Sample`]): the arrays at the width they are expected to
-/// reach ([`expected_bits`]), the band of narrow cells held while they widen, and the schedule. Both the choice
-/// between memory and slices and [`crate::estimate`] use it.
-pub(crate) fn in_memory_peak(size: u64, bits: u32, schedule: u64) -> u64 {
+/// bits and with `beside_arrays` bytes for the schedule and the loss floors ([`Sample::beside_arrays`]): the arrays
+/// at the width they are expected to reach ([`expected_bits`]), the band of narrow cells held while they widen, the
+/// schedule and the floors. Both the choice between memory and slices and [`crate::estimate`] use it.
+pub(crate) fn in_memory_peak(size: u64, bits: u32, beside_arrays: u64) -> u64 {
     let widest = expected_bits(bits);
     footprint(size, widest)
         .saturating_add(widening_band(size, bits, widest))
-        .saturating_add(schedule)
+        .saturating_add(beside_arrays)
 }
 
 /// The narrow cells still held while cells of `bits` bits widen to `widest` (nothing when they do not widen).
@@ -160,6 +161,9 @@ pub(crate) struct Sample {
     /// segments left part-filled. A six-man chess table schedules over a billion wins through captures: gigabytes
     /// that the footprint of the arrays alone misses.
     pub schedule: u64,
+    /// The bytes the loss floors are expected to take ([`Floors`]): one per open position with an exit into a win
+    /// for the opponent, a quarter more for the error of the sample, and the rank directory.
+    pub floors: u64,
     /// Whether the game's distances look like following their parity: a position without moves loses in 0 plies
     /// and every sampled distance does (see [`State::on_parity`]). The build then starts in cells by parity, and
     /// starts over in cells of plain distances if its first pass finds a position that does not.
@@ -174,36 +178,39 @@ impl Sample {
         if size == 0 {
             return Sample {
                 schedule: 0,
+                floors: 0,
                 by_parity: no_move_on_parity,
             };
         }
         let samples = SCHEDULE_SAMPLES.min(size);
         let max_moves = game.max_moves();
         let stretch = size / samples;
-        let (by_generation, on_parity): (BTreeMap<u32, u64>, bool) = (0..samples)
+        let (by_generation, floored, on_parity): (BTreeMap<u32, u64>, u64, bool) = (0..samples)
             .into_par_iter()
             .fold(
-                || (BTreeMap::new(), true),
-                |(mut found, on_parity), k| {
+                || (BTreeMap::new(), 0, true),
+                |(mut found, mut floored, on_parity), k| {
                     // Spread over the whole index space, each sample at a scrambled offset within its stretch.
                     let offset = (k.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) % stretch.max(1);
                     let index = (k * stretch + offset).min(size - 1);
                     let initial = initial::<G, W32>(game, convention, index, max_moves);
-                    if let Some(State::Won(p) | State::Lost(p)) = initial.state
-                        && p > 0
-                    {
-                        *found.entry(p).or_insert(0u64) += 1;
+                    match initial.state {
+                        Some(State::Won(p) | State::Lost(p)) if p > 0 => {
+                            *found.entry(p).or_insert(0u64) += 1;
+                        }
+                        Some(State::Open(_)) if initial.refuting => floored += 1,
+                        _ => {}
                     }
-                    (found, on_parity && initial.on_parity)
+                    (found, floored, on_parity && initial.on_parity)
                 },
             )
             .reduce(
-                || (BTreeMap::new(), true),
-                |(mut a, a_on), (b, b_on)| {
+                || (BTreeMap::new(), 0, true),
+                |(mut a, a_floored, a_on), (b, b_floored, b_on)| {
                     for (p, n) in b {
                         *a.entry(p).or_insert(0) += n;
                     }
-                    (a, a_on && b_on)
+                    (a, a_floored + b_floored, a_on && b_on)
                 },
             );
         let bytes: u64 = by_generation
@@ -215,10 +222,17 @@ impl Sample {
                 )
             })
             .sum();
+        let floors = (size as u128 * u128::from(floored) / u128::from(samples)) as u64;
         Sample {
             schedule: bytes.saturating_add(bytes / 4),
+            floors: floors.saturating_add(floors / 4) + Floors::rank_bytes(size),
             by_parity: no_move_on_parity && on_parity,
         }
+    }
+
+    /// The bytes expected beside the per-position arrays: the schedule and the loss floors.
+    pub(crate) fn beside_arrays(&self) -> u64 {
+        self.schedule.saturating_add(self.floors)
     }
 }
 
@@ -229,8 +243,8 @@ struct Context<'a, G> {
     progress: &'a (dyn Fn(&Progress) + Sync),
     /// The memory budget, checked again before cells widen beyond what [`in_memory_peak`] counted.
     budget: u64,
-    /// The schedule's expected bytes ([`Sample::schedule`]).
-    schedule: u64,
+    /// The bytes expected beside the arrays: the schedule and the loss floors ([`Sample::beside_arrays`]).
+    beside_arrays: u64,
     /// Whether to keep the best outcome of every position's exits.
     best_exits: bool,
 }
@@ -239,11 +253,8 @@ struct Context<'a, G> {
 struct Run<W: Width> {
     cells: Cells<W>,
     schedule: Schedule,
-    /// Whether some position has an exit into a win for the opponent; only then can a loss come later than the
-    /// generation that empties its counter.
-    refuting_exits: bool,
-    /// Which positions have such an exit: only their losses need their moves looked at again.
-    refuters: Refuters,
+    /// The loss floors of the open positions that have an exit into a win for the opponent.
+    floors: Floors,
     frontier: Frontier,
     next: Frontier,
     generation: u32,
@@ -271,7 +282,7 @@ impl<G: Game> Context<'_, G> {
     fn check_wider<W: Width>(&self, size: u64) -> Result<(), EngineError> {
         let needed = footprint(size, W::Wider::BITS)
             .saturating_add(widening_band(size, W::BITS, W::Wider::BITS))
-            .saturating_add(self.schedule);
+            .saturating_add(self.beside_arrays);
         if needed > self.budget {
             return Err(EngineError::NeedsWorkDir {
                 needed,
@@ -292,22 +303,26 @@ impl<G: Game> Context<'_, G> {
         // Positions decided at generation 0 (no move, checkmate) go straight into the first frontier's bitmap; only
         // later ones wait in the schedule.
         let mut frontier = Frontier::new(size, &self.backing)?;
+        // The positions left open with an exit into a win for the opponent, and their loss floors ([`Floors`]).
         let refuters = Refuters::new(size, &self.backing)?;
         let best_exits = self.best_exits.then(|| BestExits::new(size)).transpose()?;
         let generation_zero = AtomicU64::new(0);
-        let schedule = (0..chunks)
+        let (schedule, stretches) = (0..chunks)
             .into_par_iter()
-            .fold(Schedule::default, |mut schedule, chunk| {
+            .fold(Initialised::default, |mut out, chunk| {
                 let mut zero = 0u64;
                 let start = chunk * INIT_CHUNK;
                 // Once a state is known not to fit, this pass is thrown away for other cells: stop it.
                 if findings.misfit() {
-                    return schedule;
+                    return out;
                 }
+                let schedule = &mut out.0;
+                let mut floors = Vec::new();
                 for index in start..(start + INIT_CHUNK).min(size) {
                     let initial = initial::<G, W>(game, self.convention, index, max_moves);
-                    if initial.refuting {
+                    if initial.refuting && matches!(initial.state, Some(State::Open(_))) {
                         refuters.mark(index);
+                        floors.push(Floors::byte(initial.loss_floor));
                     }
                     if let Some(exits) = &best_exits {
                         exits.record(index, initial.best_exit);
@@ -324,6 +339,9 @@ impl<G: Game> Context<'_, G> {
                         }
                     }
                 }
+                if !floors.is_empty() {
+                    out.1.push((start, floors));
+                }
                 generation_zero.fetch_add(zero, Ordering::Relaxed);
                 let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
                 if finished.is_multiple_of(1024) {
@@ -332,9 +350,12 @@ impl<G: Game> Context<'_, G> {
                         size,
                     });
                 }
-                schedule
+                out
             })
-            .reduce(Schedule::default, Schedule::merge);
+            .reduce(Initialised::default, |(a, mut a_floors), (b, b_floors)| {
+                a_floors.extend(b_floors);
+                (a.merge(b), a_floors)
+            });
         if !findings.fits(max_moves)? {
             return Ok(None);
         }
@@ -342,8 +363,7 @@ impl<G: Game> Context<'_, G> {
         Ok(Some(Run {
             cells,
             schedule,
-            refuting_exits: findings.refuting(),
-            refuters,
+            floors: Floors::new(refuters, stretches),
             frontier,
             next: Frontier::new(size, &self.backing)?,
             generation: 0,
@@ -408,9 +428,7 @@ impl<G: Game> Context<'_, G> {
         let game = self.game;
         let cells = &run.cells;
         let g = run.generation;
-        let refuting_exits = run.refuting_exits;
-        let refuters = &run.refuters;
-        let may_resist = |p: u64| refuting_exits && refuters.has(p);
+        let floors = &run.floors;
         let gathered = run.frontier.walk(&run.next, |v, next| {
             let mut record = |p: u64, effect: Effect| match effect {
                 Effect::Resolved => next.push(p),
@@ -419,16 +437,12 @@ impl<G: Game> Context<'_, G> {
             };
             match cells.state(v as usize) {
                 State::Lost(_) => game.unmoves(v, |p| {
-                    record(
-                        p,
-                        update::<_, _, SHARED>(false, game, cells, p as usize, p, g, || false),
-                    )
+                    record(p, update::<_, SHARED>(false, cells, p as usize, g, || 0))
                 }),
                 State::Won(_) => game.unmoves(v, |p| {
-                    let effect =
-                        update::<_, _, SHARED>(true, game, cells, p as usize, p, g, || {
-                            may_resist(p)
-                        });
+                    let effect = update::<_, SHARED>(true, cells, p as usize, g, || {
+                        floors.get(p, || loss_floor(game, p))
+                    });
                     record(p, effect)
                 }),
                 _ => debug_assert!(false, "frontier position {v} is not resolved"),
@@ -438,6 +452,9 @@ impl<G: Game> Context<'_, G> {
         run.schedule = std::mem::take(&mut run.schedule).merge(deferred);
     }
 }
+
+/// What the initialisation tasks gather: the later values to schedule, and the loss floors of their stretches.
+type Initialised = (Schedule, Vec<Stretch>);
 
 /// Moves a run to cells twice as wide.
 fn widen<W: Width>(mut run: Run<W>) -> Result<Run<W::Wider>, EngineError> {
@@ -465,8 +482,7 @@ fn widen<W: Width>(mut run: Run<W>) -> Result<Run<W::Wider>, EngineError> {
     Ok(Run {
         cells: wider,
         schedule: run.schedule,
-        refuting_exits: run.refuting_exits,
-        refuters: run.refuters,
+        floors: run.floors,
         frontier: run.frontier,
         next: run.next,
         generation: run.generation,
@@ -665,6 +681,70 @@ mod tests {
                 Some(expected[i as usize]),
                 "index {i}, out of core"
             );
+        }
+    }
+
+    /// Chains of three positions, each moving to the next, the last without a move; the first of each chain also
+    /// has an exit into a win for the opponent, of a length that depends on the chain: the chain's first position
+    /// loses at its loss floor, one ply more than that exit, instead of in 2 plies.
+    struct Resisting;
+
+    impl Resisting {
+        /// The exit of a chain's first position: into wins as long as a kept floor's byte holds and longer.
+        fn exit(index: u64) -> Option<retro_game::Value> {
+            let plies = [1, 99, 253, 254, 299, 1001][(index / 3 % 6) as usize];
+            (index.is_multiple_of(3) && !index.is_multiple_of(7))
+                .then(|| retro_game::Value::win(plies))
+        }
+    }
+
+    impl Game for Resisting {
+        fn size(&self) -> u64 {
+            3 * 1000
+        }
+        fn max_moves(&self) -> u64 {
+            2
+        }
+        fn expand<F: FnMut(retro_game::Move)>(&self, index: u64, mut visit: F) -> Node {
+            if index % 3 != 2 {
+                visit(retro_game::Move::To(index + 1));
+            }
+            if let Some(exit) = Resisting::exit(index) {
+                visit(retro_game::Move::Exit(exit));
+            }
+            Node::Playable
+        }
+        fn unmoves<F: FnMut(u64)>(&self, index: u64, mut visit: F) {
+            if !index.is_multiple_of(3) {
+                visit(index - 1);
+            }
+        }
+    }
+
+    #[test]
+    fn losses_held_up_by_exits_come_at_their_floors_kept_or_not() {
+        use retro_game::Value;
+        let solved = crate::solve(&Resisting, &Default::default()).unwrap();
+        // Out of core, floors are found again from the moves.
+        let work = tempfile::tempdir().unwrap();
+        let options = crate::SolveOptions {
+            work_dir: Some(work.path().to_owned()),
+            testing: crate::Testing {
+                skip_sync: true,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let sliced = crate::solve(&Resisting, &options).unwrap();
+        for i in 0..Resisting.size() {
+            assert_eq!(sliced.value(i), solved.value(i), "index {i}");
+            let expected = match (i % 3, Resisting::exit(i)) {
+                (2, _) => Value::loss(0),
+                (1, _) => Value::win(1),
+                (_, None) => Value::loss(2),
+                (_, Some(exit)) => Value::loss(exit.plies().unwrap().max(1) + 1),
+            };
+            assert_eq!(solved.value(i), Some(expected), "index {i}");
         }
     }
 

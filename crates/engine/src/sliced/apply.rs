@@ -116,10 +116,13 @@ impl<G: Game> Sliced<'_, G> {
                             let offset = (entry >> 1) as usize;
                             let p = base + offset as u64;
                             let won = entry & 1 == 1;
-                            let effect =
-                                update::<_, _, true>(won, game, cells, offset, p, g, || {
-                                    may_resist(refuters, refuting_exits, base, offset)
-                                });
+                            let effect = update::<_, true>(won, cells, offset, g, || {
+                                if may_resist(refuters, refuting_exits, base, offset) {
+                                    loss_floor(game, p)
+                                } else {
+                                    0
+                                }
+                            });
                             match effect {
                                 Effect::Resolved => now.push(p << 1 | u64::from(!won)),
                                 Effect::Deferred(floor) => deferred.push(floor),

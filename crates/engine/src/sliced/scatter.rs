@@ -164,10 +164,13 @@ impl<G: Game> Sliced<'_, G> {
                             };
                             let slot = &slots[slot];
                             let base = (slice as u64) << shift;
-                            let effect =
-                                update::<_, _, true>(won, game, &slot.cells, offset, p, g, || {
-                                    may_resist(&slot.refuters, refuting_exits, base, offset)
-                                });
+                            let effect = update::<_, true>(won, &slot.cells, offset, g, || {
+                                if may_resist(&slot.refuters, refuting_exits, base, offset) {
+                                    loss_floor(game, p)
+                                } else {
+                                    0
+                                }
+                            });
                             match effect {
                                 Effect::Resolved => out.resolved.push(p << 1 | u64::from(!won)),
                                 Effect::Deferred(floor) => out.deferred.push((slice, floor)),
