@@ -264,7 +264,7 @@ impl Effect {
 
 /// A successor of the position in cell `i` of `cells` was resolved at generation `g`: won when `successor_won`,
 /// else lost. `floor` gives the position's loss floor (0 when no exit resists: see [`loss_floor`]); it is asked only
-/// when the last move of `p` is refuted. Always inlined: the in-memory walk passes a constant outcome, so each of its two
+/// when the position's last move is refuted. Always inlined: the in-memory walk passes a constant outcome, so each of its two
 /// walks (back from losses, back from wins) is compiled without the other's branch; the out-of-core walks pass the
 /// outcome of a bucket entry.
 ///

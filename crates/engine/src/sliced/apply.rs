@@ -117,11 +117,7 @@ impl<G: Game> Sliced<'_, G> {
                             let p = base + offset as u64;
                             let won = entry & 1 == 1;
                             let effect = update::<_, true>(won, cells, offset, g, || {
-                                if may_resist(refuters, refuting_exits, base, offset) {
-                                    loss_floor(game, p)
-                                } else {
-                                    0
-                                }
+                                floor_of(game, p, refuters, refuting_exits, base, offset)
                             });
                             match effect {
                                 Effect::Resolved => now.push(p << 1 | u64::from(!won)),

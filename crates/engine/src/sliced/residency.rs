@@ -27,23 +27,26 @@ pub(super) struct Slot<W: Width> {
     pub(super) dirty: bool,
 }
 
-/// Whether the position at `offset` in the slice starting at `base` may resist a loss through an exit: its bit in
-/// `refuters` (the words of [`Sliced::refuters_of`]), or, without them, whether any position of the table has an
-/// exit into a win for the opponent.
+/// The loss floor of position `p`, at `offset` in the slice starting at `base`: found again from its moves when it
+/// may have an exit into a win for the opponent (its bit in `refuters`, the words of [`Sliced::refuters_of`], or,
+/// without them, whether any position of the table has such an exit), else 0.
 #[inline]
-pub(super) fn may_resist(
+pub(super) fn floor_of<G: Game>(
+    game: &G,
+    p: u64,
     refuters: &Option<Vec<u64>>,
     refuting_exits: bool,
     base: u64,
     offset: usize,
-) -> bool {
-    match refuters {
+) -> u32 {
+    let may_resist = match refuters {
         Some(words) => {
             let index = base + offset as u64 - base / 64 * 64;
             words[(index / 64) as usize] & (1 << (index % 64)) != 0
         }
         None => refuting_exits,
-    }
+    };
+    if may_resist { loss_floor(game, p) } else { 0 }
 }
 
 impl<W: Width> Resident<W> {

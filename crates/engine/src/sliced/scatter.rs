@@ -165,11 +165,7 @@ impl<G: Game> Sliced<'_, G> {
                             let slot = &slots[slot];
                             let base = (slice as u64) << shift;
                             let effect = update::<_, true>(won, &slot.cells, offset, g, || {
-                                if may_resist(&slot.refuters, refuting_exits, base, offset) {
-                                    loss_floor(game, p)
-                                } else {
-                                    0
-                                }
+                                floor_of(game, p, &slot.refuters, refuting_exits, base, offset)
                             });
                             match effect {
                                 Effect::Resolved => out.resolved.push(p << 1 | u64::from(!won)),
