@@ -344,6 +344,12 @@ impl<W: Width> Cells<W> {
         W::load(&self.array.as_slice()[i])
     }
 
+    /// Asks the processor to bring cell `i` into the cache, ahead of an update ([`crate::prefetch`]).
+    #[inline(always)]
+    pub fn prefetch(&self, i: usize) {
+        crate::prefetch::prefetch(&self.array.as_slice()[i]);
+    }
+
     #[inline(always)]
     pub fn state(&self, i: usize) -> State {
         W::decode(self.raw(i))

@@ -63,43 +63,54 @@ impl Frontier {
         self.len = 0;
     }
 
-    /// Calls `visit` on every position of the frontier, in parallel, each with a collector of the next frontier;
-    /// returns what they gathered, for [`Frontier::absorb`].
-    pub fn walk<F>(&self, next: &Frontier, visit: F) -> Vec<Gathered>
+    /// Walks every position of the frontier, in parallel: each task makes a walker with `walker`, hands it the
+    /// positions of its share in index order, each with a collector of the next frontier, and then
+    /// [finishes](Walker::finish) it. Returns what the collectors gathered, for [`Frontier::absorb`].
+    pub fn walk<V, M>(&self, next: &Frontier, walker: M) -> Vec<Gathered>
     where
-        F: Fn(u64, &mut Collector) + Sync,
+        V: Walker + Send,
+        M: Fn() -> V + Sync,
     {
         let flushed = AtomicBool::new(false);
         let cap = collector_capacity(next.size);
-        let new_collector = || Collector {
-            local: Vec::new(),
-            cap,
-            added: 0,
-            next_bits: next.bits(),
-            flushed: &flushed,
-            deferred: Schedule::default(),
+        let start = || {
+            let collector = Collector {
+                local: Vec::new(),
+                cap,
+                added: 0,
+                next_words: next.words.as_slice(),
+                flushed: &flushed,
+                deferred: Schedule::default(),
+            };
+            (walker(), collector)
         };
+        fn finish<'a, V: Walker>((mut walker, mut collector): (V, Collector<'a>)) -> Collector<'a> {
+            walker.finish(&mut collector);
+            collector
+        }
         let collectors: Vec<Collector> = if self.dense {
             let words = self.words.as_slice();
             words
                 .par_chunks(WORDS_PER_TASK)
                 .enumerate()
-                .fold(new_collector, |mut collector, (task, chunk)| {
+                .fold(start, |(mut walker, mut collector), (task, chunk)| {
                     let base = (task * WORDS_PER_TASK * 64) as u64;
                     for bit in BitSlice::<_, Lsb0>::from_slice(chunk).iter_ones() {
-                        visit(base + bit as u64, &mut collector);
+                        walker.visit(base + bit as u64, &mut collector);
                     }
-                    collector
+                    (walker, collector)
                 })
+                .map(finish)
                 .collect()
         } else {
             self.sparse
                 .par_iter()
                 .with_min_len(64)
-                .fold(new_collector, |mut collector, &index| {
-                    visit(index, &mut collector);
-                    collector
+                .fold(start, |(mut walker, mut collector), &index| {
+                    walker.visit(index, &mut collector);
+                    (walker, collector)
                 })
+                .map(finish)
                 .collect()
         };
         let flushed = flushed.load(Ordering::Relaxed);
@@ -126,12 +137,10 @@ impl Frontier {
         let len: u64 = collectors.iter().map(|c| c.added).sum();
         self.len = len;
         if flushed || len > dense_threshold(self.size) {
-            let bits = self.bits();
-            collectors.par_iter().for_each(|c| {
-                for &i in &c.local {
-                    bits.set_aliased(i as usize, true);
-                }
-            });
+            let words = self.words.as_slice();
+            collectors
+                .par_iter()
+                .for_each(|c| set_bits(words, &c.local));
             self.dense = true;
         } else {
             self.sparse.reserve(len as usize);
@@ -195,6 +204,28 @@ impl Frontier {
     }
 }
 
+/// Sets the bits of `indices` in a bitmap of `words`, 64 indices a word. The indices are scattered over the bitmap,
+/// and each bit is set by a locked instruction, which waits for the cache misses before it: the words a few indices
+/// ahead are prefetched so that the misses overlap (see [`crate::prefetch`]).
+fn set_bits(words: &[AtomicU64], indices: &[u64]) {
+    const AHEAD: usize = 16;
+    for (k, &i) in indices.iter().enumerate() {
+        if let Some(&ahead) = indices.get(k + AHEAD) {
+            crate::prefetch::prefetch(&words[(ahead / 64) as usize]);
+        }
+        words[(i / 64) as usize].fetch_or(1 << (i % 64), Ordering::Relaxed);
+    }
+}
+
+/// What one task of a [walk](Frontier::walk) does with the positions of the frontier it is handed.
+pub trait Walker {
+    /// Walks back from the frontier position `index`. The walker may leave part of the work for its next call (to
+    /// let memory catch up: see [`crate::prefetch`]), as long as [`finish`](Walker::finish) does it.
+    fn visit(&mut self, index: u64, next: &mut Collector);
+    /// Does what the walker left undone: called once, after its last position.
+    fn finish(&mut self, next: &mut Collector);
+}
+
 /// Beyond this many positions a frontier is kept as a bitmap: walking the bitmap then costs about as much as walking
 /// the positions themselves.
 fn dense_threshold(size: u64) -> u64 {
@@ -220,7 +251,7 @@ pub struct Collector<'a> {
     local: Vec<u64>,
     cap: usize,
     added: u64,
-    next_bits: &'a BitSlice<AtomicU64, Lsb0>,
+    next_words: &'a [AtomicU64],
     flushed: &'a AtomicBool,
     /// Positions resolved for a later generation than the next (a loss held up by an exit), kept per worker so that
     /// no lock is taken for them.
@@ -240,11 +271,69 @@ impl Collector<'_> {
         self.local.push(index);
         self.added += 1;
         if self.local.len() >= self.cap {
-            for &i in &self.local {
-                self.next_bits.set_aliased(i as usize, true);
-            }
+            set_bits(self.next_words, &self.local);
             self.local.clear();
             self.flushed.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    /// Pushes each position it is handed into the next frontier one visit late, as the engine's walk updates the
+    /// predecessors of a position one position late: the last is pushed by `finish`.
+    struct OneBehind(Option<u64>);
+
+    impl Walker for OneBehind {
+        fn visit(&mut self, index: u64, next: &mut Collector) {
+            if let Some(staged) = self.0.replace(index) {
+                next.push(staged);
+            }
+        }
+        fn finish(&mut self, next: &mut Collector) {
+            if let Some(staged) = self.0.take() {
+                next.push(staged);
+            }
+        }
+    }
+
+    /// The positions of `frontier`, sorted.
+    fn positions(frontier: &Frontier) -> Vec<u64> {
+        struct Gather<'a>(&'a Mutex<Vec<u64>>);
+        impl Walker for Gather<'_> {
+            fn visit(&mut self, index: u64, _: &mut Collector) {
+                self.0.lock().unwrap().push(index);
+            }
+            fn finish(&mut self, _: &mut Collector) {}
+        }
+        let seen = Mutex::new(Vec::new());
+        let scratch = Frontier::new(frontier.size, &Backing::Memory).unwrap();
+        frontier.walk(&scratch, || Gather(&seen));
+        let mut seen = seen.into_inner().unwrap();
+        seen.sort_unstable();
+        seen
+    }
+
+    #[test]
+    fn work_a_walker_leaves_for_later_reaches_the_next_frontier() {
+        let size = 1 << 20;
+        // Every third position (a bitmap, and collectors that flush theirs), then a few (a list).
+        for step in [3, 40_000] {
+            let expected: Vec<u64> = (0..size).step_by(step).collect();
+            let mut frontier = Frontier::new(size, &Backing::Memory).unwrap();
+            for &i in &expected {
+                frontier.mark(i);
+            }
+            frontier.marked(expected.len() as u64);
+            let mut next = Frontier::new(size, &Backing::Memory).unwrap();
+            let gathered = frontier.walk(&next, || OneBehind(None));
+            next.absorb(gathered);
+            assert_eq!(next.len(), expected.len() as u64);
+            assert_eq!(next.dense, step == 3);
+            assert_eq!(positions(&next), expected, "every {step}th position");
         }
     }
 }

@@ -30,6 +30,7 @@ mod kernel;
 mod mapped;
 mod memory;
 mod packed;
+mod prefetch;
 mod schedule;
 mod sliced;
 mod solution;

@@ -23,7 +23,7 @@ use retro_game::{Game, PlayConvention};
 use crate::cell::{CellWidth, Cells, P8, State, W8, W16, W32, Width};
 use crate::exits::BestExits;
 use crate::floors::{Floors, Stretch};
-use crate::frontier::Frontier;
+use crate::frontier::{Collector, Frontier, Walker};
 use crate::kernel::{Effect, Findings, Refuters, initial, loss_floor, update};
 use crate::mapped::Backing;
 use crate::schedule::{Schedule, bucket_bytes};
@@ -425,31 +425,87 @@ impl<G: Game> Context<'_, G> {
     /// Walks back from every position of the frontier (all resolved at generation `g`) and fills the next frontier;
     /// `SHARED` when other threads walk at the same time ([`update`]).
     fn walk<W: Width, const SHARED: bool>(&self, run: &mut Run<W>) {
-        let game = self.game;
-        let cells = &run.cells;
-        let g = run.generation;
-        let floors = &run.floors;
-        let gathered = run.frontier.walk(&run.next, |v, next| {
-            let mut record = |p: u64, effect: Effect| match effect {
-                Effect::Resolved => next.push(p),
-                Effect::Deferred(floor) => next.defer(floor, p),
-                Effect::Settled | Effect::Counted => {}
-            };
-            match cells.state(v as usize) {
-                State::Lost(_) => game.unmoves(v, |p| {
-                    record(p, update::<_, SHARED>(false, cells, p as usize, g, || 0))
-                }),
-                State::Won(_) => game.unmoves(v, |p| {
-                    let effect = update::<_, SHARED>(true, cells, p as usize, g, || {
-                        floors.get(p, || loss_floor(game, p))
-                    });
-                    record(p, effect)
-                }),
-                _ => debug_assert!(false, "frontier position {v} is not resolved"),
-            }
+        let gathered = run.frontier.walk(&run.next, || WalkBack::<G, W, SHARED> {
+            game: self.game,
+            cells: &run.cells,
+            floors: &run.floors,
+            g: run.generation,
+            staged: Vec::new(),
+            staged_won: false,
+            found: Vec::new(),
         });
         let deferred = run.next.absorb(gathered);
         run.schedule = std::mem::take(&mut run.schedule).merge(deferred);
+    }
+}
+
+/// One task's walk back from the positions of a frontier, one position behind: the predecessors of a position are
+/// found and their cells prefetched, and updated only after those of the next position are found, so that the
+/// cache misses of its updates overlap (see [`crate::prefetch`]). Updates within a generation commute, so the
+/// delay changes nothing in the result.
+struct WalkBack<'a, G, W: Width, const SHARED: bool> {
+    game: &'a G,
+    cells: &'a Cells<W>,
+    floors: &'a Floors,
+    /// The generation of the frontier.
+    g: u32,
+    /// The predecessors found for the previous position, their cells prefetched, not yet updated.
+    staged: Vec<u64>,
+    /// Whether that position was won (else lost).
+    staged_won: bool,
+    /// The predecessors of the position being walked (kept to reuse its memory).
+    found: Vec<u64>,
+}
+
+impl<G: Game, W: Width, const SHARED: bool> WalkBack<'_, G, W, SHARED> {
+    /// Updates the predecessors staged.
+    #[inline(always)]
+    fn update_staged(&mut self, next: &mut Collector) {
+        let (game, cells, floors, g) = (self.game, self.cells, self.floors, self.g);
+        let mut record = |p: u64, effect: Effect| match effect {
+            Effect::Resolved => next.push(p),
+            Effect::Deferred(floor) => next.defer(floor, p),
+            Effect::Settled | Effect::Counted => {}
+        };
+        if self.staged_won {
+            for &p in &self.staged {
+                let effect = update::<_, SHARED>(true, cells, p as usize, g, || {
+                    floors.get(p, || loss_floor(game, p))
+                });
+                record(p, effect);
+            }
+        } else {
+            for &p in &self.staged {
+                record(p, update::<_, SHARED>(false, cells, p as usize, g, || 0));
+            }
+        }
+        self.staged.clear();
+    }
+}
+
+impl<G: Game, W: Width, const SHARED: bool> Walker for WalkBack<'_, G, W, SHARED> {
+    #[inline]
+    fn visit(&mut self, v: u64, next: &mut Collector) {
+        let won = match self.cells.state(v as usize) {
+            State::Won(_) => true,
+            State::Lost(_) => false,
+            _ => {
+                debug_assert!(false, "frontier position {v} is not resolved");
+                return;
+            }
+        };
+        let (cells, found) = (self.cells, &mut self.found);
+        self.game.unmoves(v, |p| {
+            cells.prefetch(p as usize);
+            found.push(p);
+        });
+        self.update_staged(next);
+        std::mem::swap(&mut self.staged, &mut self.found);
+        self.staged_won = won;
+    }
+
+    fn finish(&mut self, next: &mut Collector) {
+        self.update_staged(next);
     }
 }
 
