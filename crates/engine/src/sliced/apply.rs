@@ -3,6 +3,12 @@
 
 use super::*;
 
+/// Bucket entries applied by one rayon task.
+const APPLY_TASK: usize = 1 << 12;
+
+/// How many entries ahead of its update a cell is prefetched.
+const PREFETCH_AHEAD: usize = 16;
+
 /// Appends to `frontier` the indices of a resident slice whose cells hold a value of exactly `g` plies, a block at
 /// a time so that the entries never take more memory than a block's worth.
 pub(super) fn write_due<W: Width>(
@@ -106,25 +112,38 @@ impl<G: Game> Sliced<'_, G> {
                 // Whether a cell changed (an update of a position resolved already changes nothing), the
                 // positions resolved at g + 1 and the later losses to schedule.
                 let (changed, now, deferred) = bytes[..n * 4]
-                    .par_chunks_exact(4)
-                    .with_min_len(256)
+                    .par_chunks(4 * APPLY_TASK)
                     .fold(
                         || (false, Vec::new(), Vec::new()),
                         |(mut changed, mut now, mut deferred): (bool, Vec<u64>, Vec<u32>),
-                         entry| {
-                            let entry = u32::from_ne_bytes(entry.try_into().expect("4 bytes"));
-                            let offset = (entry >> 1) as usize;
-                            let p = base + offset as u64;
-                            let won = entry & 1 == 1;
-                            let effect = update::<_, true>(won, cells, offset, g, || {
-                                floor_of(game, p, refuters, refuting_exits, base, offset)
-                            });
-                            match effect {
-                                Effect::Resolved => now.push(p << 1 | u64::from(!won)),
-                                Effect::Deferred(floor) => deferred.push(floor),
-                                Effect::Settled | Effect::Counted => {}
+                         chunk| {
+                            let entry_at = |k: usize| {
+                                u32::from_ne_bytes(
+                                    chunk[4 * k..4 * k + 4].try_into().expect("4 bytes"),
+                                )
+                            };
+                            let count = chunk.len() / 4;
+                            for k in 0..count {
+                                // The entries land all over the slice: the cell a few entries ahead is
+                                // prefetched so that the misses of the compare-and-swaps overlap
+                                // ([`crate::prefetch`]).
+                                if k + PREFETCH_AHEAD < count {
+                                    cells.prefetch((entry_at(k + PREFETCH_AHEAD) >> 1) as usize);
+                                }
+                                let entry = entry_at(k);
+                                let offset = (entry >> 1) as usize;
+                                let p = base + offset as u64;
+                                let won = entry & 1 == 1;
+                                let effect = update::<_, true>(won, cells, offset, g, || {
+                                    floor_of(game, p, refuters, refuting_exits, base, offset)
+                                });
+                                match effect {
+                                    Effect::Resolved => now.push(p << 1 | u64::from(!won)),
+                                    Effect::Deferred(floor) => deferred.push(floor),
+                                    Effect::Settled | Effect::Counted => {}
+                                }
+                                changed |= effect.changed();
                             }
-                            changed |= effect.changed();
                             (changed, now, deferred)
                         },
                     )
