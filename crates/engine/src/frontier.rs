@@ -208,9 +208,8 @@ impl Frontier {
 /// and each bit is set by a locked instruction, which waits for the cache misses before it: the words a few indices
 /// ahead are prefetched so that the misses overlap (see [`crate::prefetch`]).
 fn set_bits(words: &[AtomicU64], indices: &[u64]) {
-    const AHEAD: usize = 16;
     for (k, &i) in indices.iter().enumerate() {
-        if let Some(&ahead) = indices.get(k + AHEAD) {
+        if let Some(&ahead) = indices.get(k + crate::prefetch::AHEAD) {
             crate::prefetch::prefetch(&words[(ahead / 64) as usize]);
         }
         words[(i / 64) as usize].fetch_or(1 << (i % 64), Ordering::Relaxed);

@@ -6,6 +6,10 @@
 //! for them one after the other. Software prefetches are not ordered with locked instructions, so hinting a cell
 //! while the predecessors of the next position are generated brings it into the cache by the time it is updated.
 
+/// How many items ahead of its use a loop over scattered items (bucket entries, bits to set) prefetches one: enough
+/// for a miss to be served while the items between are handled.
+pub(crate) const AHEAD: usize = 16;
+
 /// Asks for the cache line holding `item`. Never faults and changes nothing but the cache: a no-op on processors
 /// without a stable prefetch instruction in Rust.
 #[inline(always)]

@@ -6,9 +6,6 @@ use super::*;
 /// Bucket entries applied by one rayon task.
 const APPLY_TASK: usize = 1 << 12;
 
-/// How many entries ahead of its update a cell is prefetched.
-const PREFETCH_AHEAD: usize = 16;
-
 /// Appends to `frontier` the indices of a resident slice whose cells hold a value of exactly `g` plies, a block at
 /// a time so that the entries never take more memory than a block's worth.
 pub(super) fn write_due<W: Width>(
@@ -127,8 +124,10 @@ impl<G: Game> Sliced<'_, G> {
                                 // The entries land all over the slice: the cell a few entries ahead is
                                 // prefetched so that the misses of the compare-and-swaps overlap
                                 // ([`crate::prefetch`]).
-                                if k + PREFETCH_AHEAD < count {
-                                    cells.prefetch((entry_at(k + PREFETCH_AHEAD) >> 1) as usize);
+                                if k + crate::prefetch::AHEAD < count {
+                                    cells.prefetch(
+                                        (entry_at(k + crate::prefetch::AHEAD) >> 1) as usize,
+                                    );
                                 }
                                 let entry = entry_at(k);
                                 let offset = (entry >> 1) as usize;
