@@ -25,7 +25,8 @@ pub struct DenseValues {
     longest: u32,
 }
 
-enum Codes {
+/// The codes of every index, in the narrowest width that holds them.
+pub(crate) enum Codes {
     Byte(Vec<u8>),
     Narrow(Vec<u16>),
     Wide(Vec<u32>),
@@ -110,6 +111,20 @@ impl DenseValues {
     /// table seen so far): what a plan reserves.
     pub fn bytes_for(size: u64) -> u64 {
         size.saturating_mul(2)
+    }
+
+    /// Values of the given codes (the distance file's, [`distance_code`]), whose longest distance is `longest`.
+    pub(crate) fn from_codes(codes: Codes, longest: u32) -> DenseValues {
+        DenseValues { codes, longest }
+    }
+
+    /// The number of indices.
+    pub fn size(&self) -> Index {
+        (match &self.codes {
+            Codes::Byte(codes) => codes.len(),
+            Codes::Narrow(codes) => codes.len(),
+            Codes::Wide(codes) => codes.len(),
+        }) as Index
     }
 
     /// Sets the value at `index`, which the header's longest distance covers.

@@ -4,10 +4,10 @@
 //! A table already in the directory whose parameters are this version's and whose every block checksum passes is
 //! kept, so that the same command run again after a kill continues with the first table it had not finished (and
 //! the engine resumes that one from its last checkpoint when it builds through a work directory). Tables built in
-//! this run are kept in memory while a later table still exits into them; tables found on disk are read whole when
-//! one is needed. Both count against the memory budget.
+//! this run are kept in memory while a later table still exits into them, and set aside on disk past their share of
+//! the memory budget ([`crate::kept`]); tables found on disk are read whole when one is needed. Both count against
+//! the budget.
 
-use std::collections::HashMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -20,6 +20,7 @@ use retro_table::{TableSpec, WriteOptions, block_values_allowed, write_table};
 
 use crate::build::{EngineArgs, WORK_DIR, with_threads};
 use crate::directory::Directory;
+use crate::kept::{KEPT_SHARE, Kept};
 use crate::read::{check_files, print_written};
 use crate::registry::{Visit, visit};
 use crate::value::{Lookup, value_of};
@@ -135,7 +136,7 @@ fn build_all<F: Family>(family: &F, variants: &[F::Variant], args: &GenerateArgs
         .engine
         .memory
         .unwrap_or_else(retro_engine::default_budget);
-    let mut held: HashMap<F::Table, Box<dyn Values>> = HashMap::new();
+    let mut kept = Kept::new(args.out.join(WORK_DIR).join(KEPT_DIR));
     for (k, table) in order.iter().enumerate() {
         let name = family.table_name(table);
         retro_probe::format::check_name("table", &name).map_err(|e| anyhow!("{game}: {e}"))?;
@@ -147,11 +148,6 @@ fn build_all<F: Family>(family: &F, variants: &[F::Variant], args: &GenerateArgs
         }
         let dependencies = family.dependencies(table);
         // The tables kept for later builds take at most their share of the budget.
-        let kept: Vec<(F::Table, u64)> = held
-            .iter()
-            .filter(|(t, _)| !dependencies.contains(t))
-            .map(|(t, values)| (t.clone(), values.resident_bytes()))
-            .collect();
         let still_to_build = &order[k + 1..];
         let next_use = |t: &F::Table| {
             still_to_build
@@ -159,61 +155,41 @@ fn build_all<F: Family>(family: &F, variants: &[F::Variant], args: &GenerateArgs
                 .position(|l| family.dependencies(l).contains(t))
                 .unwrap_or(usize::MAX)
         };
-        for t in to_drop(
-            kept,
+        kept.make_room(
+            &dependencies,
             next_use,
             |t| family.table_name(t),
             budget / KEPT_SHARE,
-        ) {
-            held.remove(&t);
-        }
-        // The sub-tables not built by this run, or dropped since, are read from the directory (those of one side to
-        // move completed through their own sub-tables: `Directory::values`).
+        );
+        // The sub-tables not built by this run are read from the directory (those of one side to move completed
+        // through their own sub-tables: `Directory::values`).
         for d in &dependencies {
-            if !held.contains_key(d) {
-                held.insert(d.clone(), Box::new(disk.values(d)?));
-            }
+            kept.bring_in(d, || disk.values(d))?;
         }
-        let solution = build_one(family, table, &held, &disk, &starts, args)?;
-        // Keep in memory only what the tables still to build exit into.
+        let solution = build_one(family, table, &kept, &disk, &starts, args)?;
+        // Keep only what the tables still to build exit into.
         let later: Vec<F::Table> = order[k + 1..]
             .iter()
             .flat_map(|t| family.dependencies(t))
             .collect();
-        held.retain(|t, _| later.contains(t));
+        kept.retain(|t| later.contains(t));
         if later.contains(table) {
-            held.insert(table.clone(), Box::new(solution));
+            let size = solution.size();
+            kept.insert(table.clone(), Box::new(solution), size);
         }
+    }
+    let counts = kept.counts();
+    if counts.set_aside > 0 && !args.engine.quiet {
+        println!(
+            "{game}: {} tables set aside to keep the budget ({} bytes written), read back {} times",
+            counts.set_aside, counts.bytes, counts.read_back
+        );
     }
     Ok(())
 }
 
-/// The share of the memory budget that the tables kept in memory for later builds may take (half), beside the
-/// sub-tables of the table being built: without a bound, a build of every five-man chess table (`--all 5
-/// --one-side`) went past 21 GB of anonymous memory with a budget of 12. Past it, the tables needed furthest ahead
-/// are dropped, and read from the directory again when a build needs them.
-const KEPT_SHARE: u64 = 2;
-
-/// Which of the `kept` tables (with their bytes) to drop so that the rest take at most `allowance` bytes: those
-/// whose `next_use` (the place of the next build that needs them) is furthest ahead first, ties by `name`.
-fn to_drop<T>(
-    mut kept: Vec<(T, u64)>,
-    next_use: impl Fn(&T) -> usize,
-    name: impl Fn(&T) -> String,
-    allowance: u64,
-) -> Vec<T> {
-    let mut bytes: u64 = kept.iter().map(|(_, b)| b).sum();
-    kept.sort_by_cached_key(|(t, _)| (std::cmp::Reverse(next_use(t)), name(t)));
-    let mut dropped = Vec::new();
-    for (t, b) in kept {
-        if bytes <= allowance {
-            break;
-        }
-        bytes -= b;
-        dropped.push(t);
-    }
-    dropped
-}
+/// The folder of the run's work directory where tables kept for later builds are set aside ([`Kept`]).
+const KEPT_DIR: &str = "kept";
 
 /// Whether the directory holds `table`, written with this version's parameters, every checksum passing.
 fn is_sound<F: Family>(disk: &Directory<F>, table: &F::Table) -> bool {
@@ -239,7 +215,7 @@ fn is_sound<F: Family>(disk: &Directory<F>, table: &F::Table) -> bool {
 
 /// Values held in memory, then the directory: how a build values its start position.
 struct Held<'h, F: Family> {
-    held: &'h HashMap<F::Table, Box<dyn Values>>,
+    held: &'h Kept<F::Table>,
     this: (&'h F::Table, &'h dyn Values),
     disk: &'h Directory<'h, F>,
 }
@@ -256,7 +232,7 @@ impl<F: Family> Lookup<F> for Held<'_, F> {
     }
 
     fn stores(&self, table: &F::Table, index: Index) -> Result<bool> {
-        if table == self.this.0 || self.held.contains_key(table) {
+        if table == self.this.0 || self.held.get(table).is_some() {
             return Ok(true);
         }
         self.disk.stores(table, index)
@@ -268,7 +244,7 @@ impl<F: Family> Lookup<F> for Held<'_, F> {
 fn build_one<F: Family>(
     family: &F,
     table: &F::Table,
-    held: &HashMap<F::Table, Box<dyn Values>>,
+    held: &Kept<F::Table>,
     disk: &Directory<F>,
     starts: &[F::Position],
     args: &GenerateArgs,
@@ -278,8 +254,8 @@ fn build_one<F: Family>(
     let name = family.table_name(table);
     let mut sub = SubTables::new();
     for d in family.dependencies(table) {
-        let values = held.get(&d).expect("loaded above");
-        sub.insert(d, values.as_ref());
+        let values = held.get(&d).expect("brought in above");
+        sub.insert(d, values);
     }
     let game = family.game(table, &sub).map_err(anyhow::Error::msg)?;
     let size = family.stored(&game);
@@ -303,7 +279,7 @@ fn build_one<F: Family>(
         },
         None => crate::budget::share(
             budget,
-            held.values().map(|values| values.resident_bytes()).sum(),
+            held.resident_bytes(),
             size,
             rayon::current_num_threads(),
             &options,
@@ -558,33 +534,4 @@ pub(crate) fn write_options<F: Family>(
 
 fn game_size<G: retro_family::Game>(game: &G) -> Index {
     game.size()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Tables kept for later builds are dropped, those needed furthest ahead first, only as far as the allowance
-    /// asks; a table no later build needs goes first.
-    #[test]
-    fn the_tables_needed_furthest_ahead_are_dropped_first() {
-        let kept = vec![("a", 40), ("b", 30), ("c", 20), ("d", 10)];
-        let next_use = |t: &&str| match *t {
-            "a" => 1,
-            "b" => 5,
-            "c" => usize::MAX,
-            "d" => 5,
-            other => panic!("{other}"),
-        };
-        let name = |t: &&str| t.to_string();
-        assert_eq!(
-            to_drop(kept.clone(), next_use, name, 100),
-            Vec::<&str>::new()
-        );
-        assert_eq!(to_drop(kept.clone(), next_use, name, 80), ["c"]);
-        // "b" and "d" are needed at the same build: by name.
-        assert_eq!(to_drop(kept.clone(), next_use, name, 50), ["c", "b"]);
-        assert_eq!(to_drop(kept.clone(), next_use, name, 40), ["c", "b", "d"]);
-        assert_eq!(to_drop(kept, next_use, name, 0), ["c", "b", "d", "a"]);
-    }
 }

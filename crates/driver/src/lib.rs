@@ -24,6 +24,7 @@ pub mod directory;
 pub mod generate;
 pub mod info;
 pub mod json;
+pub mod kept;
 pub mod plan;
 pub mod probe;
 pub mod read;

@@ -601,30 +601,39 @@ fn small_chess_tables_store_their_wdl_file_in_the_best_order_by_default() {
     assert!(bytes <= syzygy, "{bytes} bytes, Syzygy's {syzygy}");
 }
 
-/// Tables kept in memory for later builds take at most half the memory budget: past it they are dropped and read
-/// from the directory again when a build needs them, and the tables come out the same. Here KQvK, kept while KRvK
-/// is built for KQvKR, takes more than half of a 64 KiB budget (the engine's own budget set apart for the test).
+/// Tables kept in memory for later builds take at most half the memory budget: past it they are set aside in the
+/// work directory and read back when a build needs them, and the tables come out the same, of both sides to move
+/// and of one. Here KQvK, kept while KRvK is built for KQvKR, takes more than half of a 64 KiB budget (the engine's
+/// own budget set apart for the test). The folder of the tables set aside goes with the run.
 #[test]
-fn tables_dropped_to_keep_the_budget_are_read_again_and_build_the_same() {
-    let normal = tempfile::tempdir().unwrap();
-    let tight = tempfile::tempdir().unwrap();
-    generate_chess(normal.path(), "KQvKR", Some(2));
-    generate(&GenerateArgs {
-        game: "chess".into(),
-        variant: vec!["KQvKR".into()],
-        out: tight.path().to_path_buf(),
-        engine: EngineArgs {
-            threads: Some(2),
-            quiet: true,
-            memory: Some(64 << 10),
-            test_engine_memory: Some(256 << 20),
+fn tables_set_aside_to_keep_the_budget_are_read_back_and_build_the_same() {
+    for one_side in [false, true] {
+        let normal = tempfile::tempdir().unwrap();
+        let tight = tempfile::tempdir().unwrap();
+        let args = |out: &Path, memory: Option<u64>| GenerateArgs {
+            game: "chess".into(),
+            variant: vec!["KQvKR".into()],
+            out: out.to_path_buf(),
+            one_side,
+            engine: EngineArgs {
+                threads: Some(2),
+                quiet: true,
+                memory,
+                test_engine_memory: memory.map(|_| 256 << 20),
+                ..Default::default()
+            },
             ..Default::default()
-        },
-        ..Default::default()
-    })
-    .unwrap();
-    for file in ["KQvKR.rwdl", "KQvKR.rdst", "KQvK.rdst", "KRvK.rdst"] {
-        let read = |dir: &Path| std::fs::read(dir.join("chess").join(file)).unwrap();
-        assert_eq!(read(tight.path()), read(normal.path()), "{file}");
+        };
+        generate(&args(normal.path(), None)).unwrap();
+        generate(&args(tight.path(), Some(64 << 10))).unwrap();
+        for file in ["KQvKR.rwdl", "KQvKR.rdst", "KQvK.rdst", "KRvK.rdst"] {
+            let read = |dir: &Path| std::fs::read(dir.join("chess").join(file)).unwrap();
+            assert_eq!(
+                read(tight.path()),
+                read(normal.path()),
+                "{file}, one side: {one_side}"
+            );
+        }
+        assert!(!tight.path().join(".retro-work/kept").exists());
     }
 }
