@@ -257,7 +257,12 @@ impl TableFile {
     /// The outcome at position `i` of a decompressed WDL block.
     #[inline]
     pub(crate) fn wdl_in(&self, raw: &[u8], i: usize) -> Result<Outcome, ProbeError> {
-        let code = (raw[i >> 2] >> ((i & 3) * 2)) & 3;
+        self.wdl_code((raw[i >> 2] >> ((i & 3) * 2)) & 3)
+    }
+
+    /// The outcome of a two-bit code of this WDL file.
+    #[inline]
+    pub(crate) fn wdl_code(&self, code: u8) -> Result<Outcome, ProbeError> {
         format::wdl_outcome(code).ok_or_else(|| {
             ProbeError::malformed(&self.path, format!("invalid win/draw/loss code {code}"))
         })

@@ -20,11 +20,12 @@
 //!
 //! Modules: [`format`](mod@format) (layout, codes, header), [`checksum`], `index` (where each block lies: the block
 //! index, whole or in chunks), [`block`] (decoding a stored block), [`order`] (the order of a version 8 file's values), `file` (one opened file), `tables` (a directory, a table, probing), `cache` (the
-//! block cache), `error`.
+//! block cache), `chunked` (a WDL block as the cache keeps it), `error`.
 
 pub mod block;
 mod cache;
 pub mod checksum;
+mod chunked;
 mod error;
 mod file;
 pub mod format;

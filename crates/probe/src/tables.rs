@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use retro_game::{Index, Outcome, Value};
 
 use crate::cache::BlockCache;
+use crate::chunked;
 use crate::error::{ErrorKind, ProbeError};
 use crate::file::{TableFile, distance_in};
 use crate::format::{self, FileKind, Metadata};
@@ -248,8 +249,11 @@ impl Table {
         self.cache.with_block(
             file.slots(),
             block,
-            || file.load_block(block),
-            |raw| file.wdl_in(raw, within),
+            || {
+                file.load_block(block)
+                    .map(|plain| chunked::from_plain(&plain))
+            },
+            |kept| file.wdl_code(chunked::code_at(kept, within)),
         )?
     }
 
