@@ -161,8 +161,9 @@ fn build_all<F: Family>(family: &F, variants: &[F::Variant], args: &GenerateArgs
             |t| family.table_name(t),
             budget / KEPT_SHARE,
         );
-        // The sub-tables not built by this run are read from the directory (those of one side to move completed
-        // through their own sub-tables: `Directory::values`).
+        // The sub-tables set aside are read back from the work directory; those not built by this run are read from
+        // the tables' directory (those of one side to move completed through their own sub-tables:
+        // `Directory::values`).
         for d in &dependencies {
             kept.bring_in(d, || disk.values(d))?;
         }
