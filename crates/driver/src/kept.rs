@@ -216,12 +216,12 @@ fn to_set_aside<T>(
     chosen
 }
 
-/// Writes the codes of `held` (the distance file's codes, in the narrowest width that holds them all) to `path`;
-/// returns the width.
+/// Writes the codes of `held` (the distance file's codes, in the narrowest width that its longest distance allows)
+/// to `path`; returns the width. A code wider than that (a longest distance that was only a hint) is an error, and
+/// the table is read from its files instead.
 fn set_aside(held: &InMemory, path: &Path) -> std::io::Result<usize> {
     let values = held.values.as_ref();
-    let code = |i: Index| distance_code(values.value(i));
-    let widest = (0..held.size).into_par_iter().map(code).max().unwrap_or(0);
+    let widest = distance_code(Some(retro_family::Value::loss(values.longest_plies())));
     let width = if widest <= u64::from(u8::MAX) {
         1
     } else if widest <= u64::from(u16::MAX) {
@@ -233,16 +233,27 @@ fn set_aside(held: &InMemory, path: &Path) -> std::io::Result<usize> {
         std::fs::create_dir_all(folder)?;
     }
     let mut file = BufWriter::new(File::create(path)?);
-    let mut buffer = Vec::with_capacity(CHUNK * width);
+    let mut buffer = vec![0u8; CHUNK * width];
     let mut start = 0;
     while start < held.size {
         let end = (start + CHUNK as Index).min(held.size);
-        let codes: Vec<u64> = (start..end).into_par_iter().map(code).collect();
-        buffer.clear();
-        for c in codes {
-            buffer.extend_from_slice(&c.to_le_bytes()[..width]);
-        }
-        file.write_all(&buffer)?;
+        let bytes = &mut buffer[..(end - start) as usize * width];
+        bytes
+            .par_chunks_mut(width)
+            .enumerate()
+            .try_for_each(|(k, out)| {
+                let i = start + k as Index;
+                let code = distance_code(values.value(i)).to_le_bytes();
+                if code[width..].iter().any(|&b| b != 0) {
+                    return Err(std::io::Error::other(format!(
+                        "index {i}: a distance past the longest, {} plies",
+                        values.longest_plies()
+                    )));
+                }
+                out.copy_from_slice(&code[..width]);
+                Ok(())
+            })?;
+        file.write_all(bytes)?;
         start = end;
     }
     file.into_inner().map_err(|e| e.into_error())?.sync_data()?;
@@ -407,6 +418,30 @@ mod tests {
         assert!(!folder.join("a.codes").exists() && folder.join("d.codes").exists());
         drop(kept);
         assert!(!folder.exists());
+    }
+
+    /// Values whose longest distance is a hint below their distances are not set aside in a width too narrow: the
+    /// table is dropped, and its partial file with it.
+    #[test]
+    fn a_longest_distance_below_the_values_drops_the_table() {
+        struct Lying(Made);
+        impl Values for Lying {
+            fn value(&self, index: Index) -> Option<Value> {
+                self.0.value(index)
+            }
+            fn longest_plies(&self) -> u32 {
+                10
+            }
+            fn resident_bytes(&self) -> u64 {
+                1000
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let mut kept = Kept::new(dir.path().join("kept"));
+        kept.insert("t", Box::new(Lying(Made { longest: 3000 })), 1000);
+        kept.make_room(&[], |_| 1, |t| t.to_string(), 0);
+        assert!(!kept.is_aside(&"t") && kept.get(&"t").is_none());
+        assert!(!dir.path().join("kept/t.codes").exists());
     }
 
     /// A table that cannot be written is dropped, and read from the directory when its turn comes.

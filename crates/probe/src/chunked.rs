@@ -33,28 +33,29 @@ const UNIFORM_SHARE: usize = 8;
 /// The block the cache keeps for `plain`, a decompressed WDL block (two bits a value, four values a byte, the
 /// first in the low bits).
 pub(crate) fn from_plain(plain: &[u8]) -> Box<[u8]> {
-    let chunks = plain.len().div_ceil(CHUNK_BYTES);
-    let uniform_code = |chunk: &[u8]| {
-        let code = chunk[0] & 3;
-        chunk.iter().all(|&b| b == code * 0x55).then_some(code)
-    };
-    let uniform = plain
+    // Each chunk's one code, if it holds one.
+    let uniform: Vec<Option<u8>> = plain
         .chunks(CHUNK_BYTES)
-        .filter(|c| uniform_code(c).is_some())
-        .count();
-    if uniform * UNIFORM_SHARE < chunks || chunks - uniform > usize::from(UNIFORM) {
+        .map(|chunk| {
+            let code = chunk[0] & 3;
+            chunk.iter().all(|&b| b == code * 0x55).then_some(code)
+        })
+        .collect();
+    let chunks = uniform.len();
+    let stored_chunks = uniform.iter().filter(|u| u.is_none()).count();
+    if (chunks - stored_chunks) * UNIFORM_SHARE < chunks || stored_chunks > usize::from(UNIFORM) {
         let mut out = Vec::with_capacity(1 + plain.len());
         out.push(PLAIN);
         out.extend_from_slice(plain);
         return out.into_boxed_slice();
     }
     let stored_from = DIRECTORY + 2 * chunks;
-    let mut out = vec![0u8; stored_from + (chunks - uniform) * CHUNK_BYTES];
+    let mut out = vec![0u8; stored_from + stored_chunks * CHUNK_BYTES];
     out[0] = CHUNKED;
     out[1..DIRECTORY].copy_from_slice(&(stored_from as u32).to_le_bytes());
     let mut stored = 0;
-    for (k, chunk) in plain.chunks(CHUNK_BYTES).enumerate() {
-        let entry = match uniform_code(chunk) {
+    for (k, (chunk, code)) in plain.chunks(CHUNK_BYTES).zip(uniform).enumerate() {
+        let entry = match code {
             Some(code) => UNIFORM + u16::from(code),
             None => {
                 let at = stored_from + stored * CHUNK_BYTES;
