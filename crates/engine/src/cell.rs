@@ -4,7 +4,7 @@
 //! integer of `BITS` bits:
 //!
 //! ```text
-//!   0ccc…c   open: c = moves not yet refuted (all ones: a hole, which is never touched again)
+//!   0ccc…c   open: c = moves not yet refuted, 0 = not counted yet (all ones: a hole, never touched again)
 //!   10pp…p   lost in p plies
 //!   11pp…p   won in p plies
 //! ```
@@ -38,13 +38,18 @@ use crate::solution::SolvedCells;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum State {
     Hole,
-    /// Still open, with this many moves not yet refuted. Zero never occurs: such a position is resolved at once.
+    /// Still open, with this many moves not yet refuted; zero when they are not counted yet ([`State::UNCOUNTED`]).
     Open(u32),
     Won(u32),
     Lost(u32),
 }
 
 impl State {
+    /// An open position whose moves inside the table initialisation did not count (see
+    /// [`Game::survey`](retro_game::Game::survey)): they are counted when the first of them is refuted. An open
+    /// position with no move left is resolved at once, so a counter of zero is free to mean this.
+    pub const UNCOUNTED: State = State::Open(0);
+
     /// Whether a resolved state's distance follows its parity (a win odd, a loss even); true of the others.
     pub fn on_parity(self) -> bool {
         match self {
@@ -163,6 +168,7 @@ pub trait Width: Send + Sync + Sized + 'static {
     }
 
     /// The encoding of a decoded state (which must fit).
+    #[inline(always)]
     fn encode(state: State) -> u32 {
         match state {
             State::Hole => Self::HOLE,

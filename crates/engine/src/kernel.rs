@@ -14,7 +14,7 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use retro_game::{Game, Node, Outcome, PlayConvention};
+use retro_game::{Game, Inside, Node, Outcome, PlayConvention, Value};
 
 use crate::EngineError;
 use crate::cell::{Cells, State, Width};
@@ -66,38 +66,81 @@ pub(crate) fn loss_floor<G: Game>(game: &G, index: u64) -> u32 {
     Summary::of(game, index).1.loss_floor
 }
 
+/// The counter of an open position that initialisation left uncounted ([`State::UNCOUNTED`]), counted now: its
+/// moves inside the table, plus one that never falls if an exit leads to a draw, as [`initial`] counts them.
+pub(crate) fn moves_to_refute<G: Game>(game: &G, index: u64) -> u32 {
+    let (_, s) = Summary::of(game, index);
+    let inside = match s.inside {
+        Inside::Counted(inside) => inside,
+        Inside::Uncounted => unreachable!("count_moves counts"),
+    };
+    u32::try_from(inside + u64::from(s.drawing_exit)).unwrap_or(u32::MAX)
+}
+
 /// What one position's moves say before any generation is walked.
-#[derive(Default)]
 struct Summary {
-    inside: u64,
+    inside: Inside,
     /// The fastest win through an exit: one more than the shortest exit into a loss.
     exit_win: Option<u32>,
     /// One more than the longest exit into a win: no loss of this position can come sooner.
     loss_floor: u32,
     refuting_exit: bool,
     drawing_exit: bool,
+    /// The moves seen: the exits, and the moves inside when they are counted.
     moves: u64,
 }
 
 impl Summary {
+    /// The summary of the position's moves, all counted.
     fn of<G: Game>(game: &G, index: u64) -> (Node, Summary) {
-        let mut s = Summary::default();
-        let (node, inside) = game.count_moves(index, |v| {
-            s.moves += 1;
-            let back = v.back();
-            let plies = back.plies().unwrap_or(0);
-            match back.outcome() {
-                Outcome::Win => s.exit_win = Some(s.exit_win.map_or(plies, |w| w.min(plies))),
-                Outcome::Loss => {
-                    s.refuting_exit = true;
-                    s.loss_floor = s.loss_floor.max(plies);
-                }
-                Outcome::Draw => s.drawing_exit = true,
-            }
-        });
-        s.inside = inside;
-        s.moves += inside;
+        let mut s = Summary::new();
+        let (node, inside) = game.count_moves(index, |v| s.exit(v));
+        s.inside(Inside::Counted(inside));
         (node, s)
+    }
+
+    /// The summary of the position's moves as [`Game::survey`] gives them: those inside the table perhaps not
+    /// counted.
+    fn survey<G: Game>(game: &G, index: u64) -> (Node, Summary) {
+        let mut s = Summary::new();
+        let (node, inside) = game.survey(index, |v| s.exit(v));
+        s.inside(inside);
+        (node, s)
+    }
+
+    fn new() -> Summary {
+        Summary {
+            inside: Inside::Counted(0),
+            exit_win: None,
+            loss_floor: 0,
+            refuting_exit: false,
+            drawing_exit: false,
+            moves: 0,
+        }
+    }
+
+    /// Takes in an exit reaching value `v` (for the side to move after it).
+    #[inline(always)]
+    fn exit(&mut self, v: Value) {
+        self.moves += 1;
+        let back = v.back();
+        let plies = back.plies().unwrap_or(0);
+        match back.outcome() {
+            Outcome::Win => self.exit_win = Some(self.exit_win.map_or(plies, |w| w.min(plies))),
+            Outcome::Loss => {
+                self.refuting_exit = true;
+                self.loss_floor = self.loss_floor.max(plies);
+            }
+            Outcome::Draw => self.drawing_exit = true,
+        }
+    }
+
+    #[inline(always)]
+    fn inside(&mut self, inside: Inside) {
+        if let Inside::Counted(n) = inside {
+            self.moves += n;
+        }
+        self.inside = inside;
     }
 }
 
@@ -184,7 +227,7 @@ pub(crate) fn initial<G: Game, W: Width>(
     index: u64,
     max_moves: u64,
 ) -> Initial {
-    let (node, s) = Summary::of(game, index);
+    let (node, s) = Summary::survey(game, index);
     let mut initial = Initial {
         state: None,
         too_many: s.moves > max_moves,
@@ -214,10 +257,12 @@ pub(crate) fn initial<G: Game, W: Width>(
             // A drawn end: an open cell that nothing ever decrements.
             _ => State::Open(1),
         },
-        Node::Playable => match s.exit_win {
-            Some(w) => State::Won(w),
-            None => {
-                let count = s.inside + u64::from(s.drawing_exit);
+        Node::Playable => match (s.exit_win, s.inside) {
+            (Some(w), _) => State::Won(w),
+            // Counted when the first of its moves is refuted, if ever (see `won_successor`).
+            (None, Inside::Uncounted) => State::UNCOUNTED,
+            (None, Inside::Counted(inside)) => {
+                let count = inside + u64::from(s.drawing_exit);
                 if count > 0 {
                     State::Open(count.min(u64::from(W::MAX_COUNT)) as u32)
                 } else if s.refuting_exit {
@@ -263,8 +308,9 @@ impl Effect {
 }
 
 /// A successor of the position in cell `i` of `cells` was resolved at generation `g`: won when `successor_won`,
-/// else lost. `floor` gives the position's loss floor (0 when no exit resists: see [`loss_floor`]); it is asked only
-/// when the position's last move is refuted. Always inlined: the in-memory walk passes a constant outcome, so each of its two
+/// else lost. `count` counts the position's moves when its cell holds none yet ([`moves_to_refute`]); `floor` gives
+/// its loss floor (0 when no exit resists: see [`loss_floor`]), asked only when the position's last move is
+/// refuted. Always inlined: the in-memory walk passes a constant outcome, so each of its two
 /// walks (back from losses, back from wins) is compiled without the other's branch; the out-of-core walks pass the
 /// outcome of a bucket entry.
 ///
@@ -276,10 +322,11 @@ pub(crate) fn update<W: Width, const SHARED: bool>(
     cells: &Cells<W>,
     i: usize,
     g: u32,
+    count: impl FnOnce() -> u32,
     floor: impl FnOnce() -> u32,
 ) -> Effect {
     if successor_won {
-        won_successor::<W, SHARED>(cells, i, g, floor)
+        won_successor::<W, SHARED>(cells, i, g, count, floor)
     } else {
         lost_successor::<W, SHARED>(cells, i, g)
     }
@@ -306,38 +353,43 @@ fn lost_successor<W: Width, const SHARED: bool>(cells: &Cells<W>, i: usize, g: u
     }
 }
 
-/// A successor of the position in cell `i` was won at `g`: one more of its moves is refuted. The loss floor is asked
-/// of `floor` once, and only when the last move is refuted, however often the compare-and-swap is retried.
+/// A successor of the position in cell `i` was won at `g`: one more of its moves is refuted. An uncounted cell's
+/// moves are asked of `count`, and the loss floor of `floor`, each once and only when needed, however often the
+/// compare-and-swap is retried. Two threads may count the same uncounted cell at once: they find the same number,
+/// and the compare-and-swap lets one of them store it.
 #[inline(always)]
 fn won_successor<W: Width, const SHARED: bool>(
     cells: &Cells<W>,
     i: usize,
     g: u32,
+    count: impl FnOnce() -> u32,
     floor: impl FnOnce() -> u32,
 ) -> Effect {
-    let mut floor_of = Some(floor);
-    let mut floor: Option<u32> = None;
+    let (mut count_of, mut floor_of) = (Some(count), Some(floor));
+    let (mut counted, mut floor): (Option<u32>, Option<u32>) = (None, None);
     loop {
         let raw = cells.raw(i);
-        match W::decode(raw) {
-            State::Open(1) => {
-                // The last move refuted. The loss comes now, unless an exit resists longer.
-                let floor =
-                    *floor.get_or_insert_with(|| floor_of.take().map_or(0, |floor| floor()));
-                if floor <= g + 1 {
-                    if cells.replace::<SHARED>(i, raw, W::lost(g + 1)) {
-                        return Effect::Resolved;
-                    }
-                } else if cells.replace::<SHARED>(i, raw, W::lost(floor)) {
-                    return Effect::Deferred(floor);
-                }
-            }
-            State::Open(_) => {
-                if cells.replace::<SHARED>(i, raw, raw - 1) {
-                    return Effect::Counted;
-                }
-            }
+        let left = match W::decode(raw) {
+            State::UNCOUNTED => *counted.get_or_insert_with(|| {
+                let moves = count_of.take().map_or(1, |count| count());
+                debug_assert!(moves >= 1, "an uncounted position without moves");
+                moves.clamp(1, W::MAX_COUNT)
+            }),
+            State::Open(left) => left,
             _ => return Effect::Settled,
+        };
+        if left == 1 {
+            // The last move refuted. The loss comes now, unless an exit resists longer.
+            let floor = *floor.get_or_insert_with(|| floor_of.take().map_or(0, |floor| floor()));
+            if floor <= g + 1 {
+                if cells.replace::<SHARED>(i, raw, W::lost(g + 1)) {
+                    return Effect::Resolved;
+                }
+            } else if cells.replace::<SHARED>(i, raw, W::lost(floor)) {
+                return Effect::Deferred(floor);
+            }
+        } else if cells.replace::<SHARED>(i, raw, W::encode(State::Open(left - 1))) {
+            return Effect::Counted;
         }
     }
 }

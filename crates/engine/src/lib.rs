@@ -42,7 +42,7 @@ pub use certificate::{Inconsistency, certify, expected_value};
 pub use exits::BestExits;
 pub use mapped::Backing;
 pub use memory::default_budget;
-pub use retro_game::{Game, Index, Move, Node, Outcome, PlayConvention, Value};
+pub use retro_game::{Game, Index, Inside, Move, Node, Outcome, PlayConvention, Value};
 pub use solution::{Report, Solution, Stats};
 
 /// How to solve. Build it with `..Default::default()`: fields are added compatibly.

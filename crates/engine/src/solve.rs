@@ -24,7 +24,7 @@ use crate::cell::{CellWidth, Cells, P8, State, W8, W16, W32, Width};
 use crate::exits::BestExits;
 use crate::floors::{Floors, Stretch};
 use crate::frontier::{Collector, Frontier, Walker};
-use crate::kernel::{Effect, Findings, Refuters, initial, loss_floor, update};
+use crate::kernel::{Effect, Findings, Refuters, initial, loss_floor, moves_to_refute, update};
 use crate::mapped::Backing;
 use crate::schedule::{Schedule, bucket_bytes};
 use crate::solution::Solution;
@@ -469,14 +469,22 @@ impl<G: Game, W: Width, const SHARED: bool> WalkBack<'_, G, W, SHARED> {
         };
         if self.staged_won {
             for &p in &self.staged {
-                let effect = update::<_, SHARED>(true, cells, p as usize, g, || {
-                    floors.get(p, || loss_floor(game, p))
-                });
+                let effect = update::<_, SHARED>(
+                    true,
+                    cells,
+                    p as usize,
+                    g,
+                    || moves_to_refute(game, p),
+                    || floors.get(p, || loss_floor(game, p)),
+                );
                 record(p, effect);
             }
         } else {
             for &p in &self.staged {
-                record(p, update::<_, SHARED>(false, cells, p as usize, g, || 0));
+                record(
+                    p,
+                    update::<_, SHARED>(false, cells, p as usize, g, || 0, || 0),
+                );
             }
         }
         self.staged.clear();

@@ -41,6 +41,15 @@ fn check_many(seed: u64, games: usize, partizan: bool, with_exits: bool) {
                 }
             }
             certify(&game, convention, |i| solution.value(i)).unwrap();
+            // Counted only when a move is first refuted, the moves give the same values.
+            let uncounted = solve(&game.clone().surveyed_uncounted(), &options).unwrap();
+            for (i, e) in expected.iter().enumerate() {
+                assert_eq!(
+                    uncounted.value(i as u64),
+                    *e,
+                    "case {case} ({convention:?}), uncounted, index {i}, game {game:?}"
+                );
+            }
         }
     }
     // The random games must exercise every outcome, or the comparison proves little.

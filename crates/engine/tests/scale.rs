@@ -33,6 +33,17 @@ fn every_thread_count_gives_the_same_values_and_they_are_certified() {
         assert_eq!(other.stats(), one.stats());
         assert!(all_values(&other) == reference, "{threads} threads differ");
     }
+    // Moves counted only when the first of them is refuted, with one thread (plain stores) or several
+    // (compare-and-swaps, two threads perhaps counting one position at once): the same values.
+    let uncounted = game.clone().surveyed_uncounted();
+    for threads in [1, 3] {
+        let other = solve_with_threads(&uncounted, threads, &options);
+        assert_eq!(other.stats(), one.stats());
+        assert!(
+            all_values(&other) == reference,
+            "{threads} threads differ, uncounted"
+        );
+    }
     let checked = certify(&game, PlayConvention::Normal, |i| one.value(i)).unwrap();
     assert_eq!(checked, 300_000);
 }

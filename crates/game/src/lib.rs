@@ -158,6 +158,15 @@ pub enum Node {
     Playable,
 }
 
+/// What [`Game::survey`] found of a position's moves inside the table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Inside {
+    /// This many, counted as [`Game::count_moves`] counts them.
+    Counted(u64),
+    /// At least one, not counted: [`Game::count_moves`] counts them if the engine ever needs the number.
+    Uncounted,
+}
+
 /// A game whose positions are numbered densely, as the engine solves it.
 ///
 /// The contract between [`expand`](Game::expand) and [`unmoves`](Game::unmoves) is exact, because the engine counts:
@@ -194,6 +203,17 @@ pub trait Game: Sync {
     /// their targets overrides it, as initialisation runs it on every index.
     fn count_moves<F: FnMut(Value)>(&self, index: Index, exit: F) -> (Node, u64) {
         count_by_expanding(self, index, exit)
+    }
+
+    /// What initialisation needs of the position at `index`, as cheaply as the game can say it: what the index is,
+    /// the value of each exit (through `exit`, as [`count_moves`](Game::count_moves) gives them) and its moves inside
+    /// the table, counted or only known to exist ([`Inside`]). The engine counts an uncounted position's moves with
+    /// `count_moves` when the first of them is refuted; a position resolved before that is never counted, and in a
+    /// chess table that is most positions of the stronger side, won through a single move. The default counts at
+    /// once; a game overrides it where telling that a position has a move costs much less than counting its moves.
+    fn survey<F: FnMut(Value)>(&self, index: Index, exit: F) -> (Node, Inside) {
+        let (node, inside) = self.count_moves(index, exit);
+        (node, Inside::Counted(inside))
     }
 
     /// Visits every predecessor of the position at `index` inside this table: every index `p` with a move

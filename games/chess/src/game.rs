@@ -18,7 +18,7 @@
 //! indices, `0..index().size()`, are written to its files.
 
 pub use retro_game::Values;
-use retro_game::{Game, Index, Move, Node, Outcome, Value};
+use retro_game::{Game, Index, Inside, Move, Node, Outcome, Value};
 
 use crate::ep::EpIndex;
 use crate::index::TableIndex;
@@ -76,6 +76,9 @@ pub struct ChessGame<'a> {
     quick: bool,
     /// The longest win or loss of the tables the exits look into.
     longest_exit: u32,
+    /// The side to move whose positions [`survey`](Game::survey) leaves uncounted: the stronger side, whose
+    /// positions are mostly won through one move (none for equal material).
+    uncounted: Option<Color>,
 }
 
 impl<'a> ChessGame<'a> {
@@ -167,8 +170,27 @@ impl<'a> ChessGame<'a> {
             .max()
             .unwrap_or(0);
         let index = TableIndex::new(material);
+        // The men's usual values in pawns, which tell the stronger side well enough here.
+        let points = |c: Color| -> u32 {
+            [
+                (Role::Pawn, 1),
+                (Role::Knight, 3),
+                (Role::Bishop, 3),
+                (Role::Rook, 5),
+                (Role::Queen, 9),
+            ]
+            .iter()
+            .map(|&(r, v)| v * u32::from(material.count(c, r)))
+            .sum()
+        };
+        let uncounted = match points(Color::White).cmp(&points(Color::Black)) {
+            std::cmp::Ordering::Greater => Some(Color::White),
+            std::cmp::Ordering::Less => Some(Color::Black),
+            std::cmp::Ordering::Equal => None,
+        };
         Ok(ChessGame {
             longest_exit,
+            uncounted,
             ep: EpIndex::new(&index),
             index,
             max_moves,
@@ -223,6 +245,76 @@ impl<'a> ChessGame<'a> {
             let table = self.index.size();
             before.visit_with_ep_rights(|with| visit(table + self.ep.encode(&self.index, &with)));
         }
+    }
+
+    /// [`Game::count_moves`] of `pos`, the position at `index`.
+    #[inline]
+    fn count_moves_of<F: FnMut(Value)>(
+        &self,
+        index: Index,
+        pos: &Position,
+        mut exit: F,
+    ) -> (Node, u64) {
+        let (white_king, black_king) = (pos.king(Color::White), pos.king(Color::Black));
+        // With both kings on the diagonal, two moves may reach reflections of each other, one index: only a position
+        // nearly its own reflection has such twins, and only those are expanded (expanding every position of these
+        // king pairs took about 1.3 s of KQRvKR's 10.6 s first pass).
+        if !self.quick
+            || (self.index.kings_on_axis(white_king, black_king) && pos.diagonal_asymmetry() <= 4)
+        {
+            return retro_game::count_by_expanding(self, index, exit);
+        }
+        let own_pair = self.index.pair_of(index);
+        // King moves that keep the king pair (a symmetric image of the kings' placement), by target square.
+        let mut same_pair = Bitboard::EMPTY;
+        let mut inside = 0u64;
+        let mut any = false;
+        // The other men's quiet moves are counted, not visited.
+        let others = pos.count_quiet_visit_rest(|m| {
+            any = true;
+            if m.converts() {
+                exit(self.exit_value(pos, &m));
+                return;
+            }
+            inside += 1;
+            let pair = match pos.turn() {
+                Color::White => self.index.pair_number(m.to, black_king),
+                Color::Black => self.index.pair_number(white_king, m.to),
+            };
+            if pair == own_pair {
+                same_pair = same_pair.with(m.to);
+            }
+        });
+        inside += others;
+        any |= others > 0;
+        if !any {
+            return (no_move_node(pos), 0);
+        }
+        if same_pair.nonempty() {
+            // Rare: name the other men's targets, and fold each such king move that reaches one of them.
+            let us = pos.turn();
+            let digits = self.index.digits(index, pos);
+            let mut others = [0 as Index; QUIET_CAPACITY];
+            let mut n = 0;
+            pos.visit_legal_moves(|m| {
+                if !m.converts() && m.role != Role::King {
+                    let squares =
+                        Bitboard(pos.by_piece(us, m.role).0 ^ m.from.bb().0 ^ m.to.bb().0);
+                    others[n] = self.index.after_quiet_move(&digits, us, m.role, squares);
+                    n += 1;
+                }
+            });
+            let king = pos.king(us);
+            for to in same_pair {
+                let target = self
+                    .index
+                    .encode_oriented(&pos.after_quiet(Role::King, king, to));
+                if others[..n].contains(&target) {
+                    inside -= 1;
+                }
+            }
+        }
+        (Node::Playable, inside)
     }
 
     /// The value of the position a converting move of `pos` reaches.
@@ -381,70 +473,40 @@ impl Game for ChessGame<'_> {
     /// allows: the other men's quiet moves reach distinct indices, and a king move reaches an index distinct from
     /// all of them unless its king pair is the position's own, which the pair table tells without encoding. Only
     /// then are the targets named, to fold a twin exactly as `expand` does.
-    fn count_moves<F: FnMut(Value)>(&self, index: Index, mut exit: F) -> (Node, u64) {
+    fn count_moves<F: FnMut(Value)>(&self, index: Index, exit: F) -> (Node, u64) {
         let Some(pos) = self.position(index) else {
             return (Node::Hole, 0);
         };
-        let (white_king, black_king) = (pos.king(Color::White), pos.king(Color::Black));
-        // With both kings on the diagonal, two moves may reach reflections of each other, one index: only a position
-        // nearly its own reflection has such twins, and only those are expanded (expanding every position of these
-        // king pairs took about 1.3 s of KQRvKR's 10.6 s first pass).
-        if !self.quick
-            || (self.index.kings_on_axis(white_king, black_king) && pos.diagonal_asymmetry() <= 4)
-        {
-            return retro_game::count_by_expanding(self, index, exit);
+        self.count_moves_of(index, &pos, exit)
+    }
+
+    /// The stronger side's positions are surveyed without counting their moves: only their captures and
+    /// promotions are generated, and whether they have another move is told by the king's steps or one free square
+    /// of another man ([`Position::visit_conversions_find_quiet`]). Most of them are won
+    /// through one move before any of their moves is refuted, and are never counted. The weaker side's positions
+    /// are mostly lost, each move refuted in turn: they are counted at once, rather than decoded a second time to
+    /// be counted later.
+    fn survey<F: FnMut(Value)>(&self, index: Index, mut exit: F) -> (Node, Inside) {
+        let Some(pos) = self.position(index) else {
+            return (Node::Hole, Inside::Counted(0));
+        };
+        // A position with en-passant rights is counted: `visit_conversions` leaves out the capture en passant.
+        if self.uncounted != Some(pos.turn()) || pos.ep_square().is_some() {
+            let (node, inside) = self.count_moves_of(index, &pos, exit);
+            return (node, Inside::Counted(inside));
         }
-        let own_pair = self.index.pair_of(index);
-        // King moves that keep the king pair (a symmetric image of the kings' placement), by target square.
-        let mut same_pair = Bitboard::EMPTY;
-        let mut inside = 0u64;
-        let mut any = false;
-        // The other men's quiet moves are counted, not visited.
-        let others = pos.count_quiet_visit_rest(|m| {
-            any = true;
-            if m.converts() {
-                exit(self.exit_value(&pos, &m));
-                return;
-            }
-            inside += 1;
-            let pair = match pos.turn() {
-                Color::White => self.index.pair_number(m.to, black_king),
-                Color::Black => self.index.pair_number(white_king, m.to),
-            };
-            if pair == own_pair {
-                same_pair = same_pair.with(m.to);
-            }
+        let mut converts = false;
+        let quiet = pos.visit_conversions_find_quiet(|m| {
+            converts = true;
+            exit(self.exit_value(&pos, &m));
         });
-        inside += others;
-        any |= others > 0;
-        if !any {
-            return (no_move_node(&pos), 0);
+        if quiet {
+            (Node::Playable, Inside::Uncounted)
+        } else if converts {
+            (Node::Playable, Inside::Counted(0))
+        } else {
+            (no_move_node(&pos), Inside::Counted(0))
         }
-        if same_pair.nonempty() {
-            // Rare: name the other men's targets, and fold each such king move that reaches one of them.
-            let us = pos.turn();
-            let digits = self.index.digits(index, &pos);
-            let mut others = [0 as Index; QUIET_CAPACITY];
-            let mut n = 0;
-            pos.visit_legal_moves(|m| {
-                if !m.converts() && m.role != Role::King {
-                    let squares =
-                        Bitboard(pos.by_piece(us, m.role).0 ^ m.from.bb().0 ^ m.to.bb().0);
-                    others[n] = self.index.after_quiet_move(&digits, us, m.role, squares);
-                    n += 1;
-                }
-            });
-            let king = pos.king(us);
-            for to in same_pair {
-                let target = self
-                    .index
-                    .encode_oriented(&pos.after_quiet(Role::King, king, to));
-                if others[..n].contains(&target) {
-                    inside -= 1;
-                }
-            }
-        }
-        (Node::Playable, inside)
     }
 
     /// The best outcome of the captures and promotions alone: no quiet move is looked at, and none at all when no
@@ -786,6 +848,53 @@ mod tests {
             let quick = !material.has_pawns() && !material.is_symmetric();
             assert_eq!(twins > 0, quick, "{name}");
             assert_eq!(axis_twins > 0, !material.has_pawns(), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_survey_counts_or_finds_a_move_inside_as_counting_does() {
+        // The stronger side's positions are left uncounted; with equal material (KPvKP) none are.
+        for (name, step, stronger) in [
+            ("KQvKR", 1, true),
+            ("KRPvK", 1, true),
+            ("KPvKP", 7, false),
+            ("KQRvKB", 997, true),
+        ] {
+            let material = Material::parse(name).unwrap();
+            let set = all_draws(material);
+            let game = ChessGame::new(material, &set).unwrap();
+            let (mut counted, mut uncounted) = (0, 0);
+            for i in (0..game.size()).step_by(step) {
+                let mut exits = Vec::new();
+                let (node, inside) = game.count_moves(i, |v| exits.push(v));
+                let mut surveyed_exits = Vec::new();
+                let (surveyed_node, surveyed) = game.survey(i, |v| surveyed_exits.push(v));
+                assert_eq!(surveyed_node, node, "{name} {i}");
+                let key = |v: &Value| (v.outcome(), v.plies());
+                exits.sort_by_key(key);
+                surveyed_exits.sort_by_key(key);
+                assert_eq!(surveyed_exits, exits, "{name} {i}");
+                match surveyed {
+                    Inside::Counted(n) => {
+                        assert_eq!(n, inside, "{name} {i}");
+                        counted += 1;
+                    }
+                    Inside::Uncounted => {
+                        assert!(
+                            inside > 0,
+                            "{name} {i}: left uncounted without a move inside"
+                        );
+                        uncounted += 1;
+                    }
+                }
+            }
+            // Both kinds occur where a side is stronger, or the comparison proves little.
+            assert!(counted > 0, "{name}");
+            assert_eq!(
+                uncounted > 0,
+                stronger,
+                "{name}: {counted} counted, {uncounted} not"
+            );
         }
     }
 

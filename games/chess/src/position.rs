@@ -291,6 +291,44 @@ impl Position {
         moves == 0
     }
 
+    /// Whether the side to move has a legal move that neither captures nor promotes. Its king's steps are looked at
+    /// first, then one empty square of each other man: they settle almost every position without listing a move.
+    pub fn has_quiet_move(&self) -> bool {
+        let king = self.king(self.turn);
+        let danger = self.king_danger(king);
+        (attacks::king(king) & !self.occupied() & !danger).nonempty()
+            || self.has_quiet_move_of_men(self.exposed(king, danger))
+    }
+
+    /// Whether a man other than the king has a legal move that neither captures nor promotes; `exposed` holds the
+    /// men whose moves must be tested one by one ([`dangers`](Self::dangers)).
+    #[inline]
+    fn has_quiet_move_of_men(&self, exposed: Bitboard) -> bool {
+        let us = self.turn;
+        let occupied = self.occupied();
+        let empty = !occupied;
+        for role in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen] {
+            for from in self.by_piece(us, role) {
+                let targets = attacks::attacks(us, role, from, occupied) & empty;
+                let found = if exposed.contains(from) {
+                    targets
+                        .into_iter()
+                        .any(|to| self.leaves_king_safe(from, to, Bitboard::EMPTY))
+                } else {
+                    targets.nonempty()
+                };
+                if found {
+                    return true;
+                }
+            }
+        }
+        let mut found = false;
+        if self.by_piece(us, Role::Pawn).nonempty() {
+            self.visit_pawn_moves(exposed, |m| found |= !m.converts());
+        }
+        found
+    }
+
     /// Appends every legal move of the side to move.
     pub fn legal_moves(&self, out: &mut MoveList) {
         self.visit_legal_moves(|m| out.push(m));
@@ -314,12 +352,18 @@ impl Position {
     fn dangers(&self) -> (Bitboard, Bitboard) {
         let king = self.king(self.turn);
         let danger = self.king_danger(king);
-        let exposed = if danger.contains(king) {
+        (danger, self.exposed(king, danger))
+    }
+
+    /// The men of the side to move whose moves must each be tested, given its king's square and the squares it may
+    /// not go to ([`dangers`](Self::dangers)).
+    #[inline]
+    fn exposed(&self, king: Square, danger: Bitboard) -> Bitboard {
+        if danger.contains(king) {
             Bitboard(!0)
         } else {
             self.pinned(king)
-        };
-        (danger, exposed)
+        }
     }
 
     /// The men of the side to move that stand alone between its king (on `king`, not in check) and an enemy slider
@@ -547,19 +591,88 @@ impl Position {
         }
     }
 
-    /// Visits the legal captures and promotions of the side to move (its conversions: the moves into other tables).
-    /// Nothing is generated when [`may_convert`](Self::may_convert) says there are none, and the quiet moves of the
-    /// men other than the king are only counted.
+    /// Visits the legal captures and promotions of the side to move (its conversions: the moves into other tables),
+    /// in the order [`visit_legal_moves`](Self::visit_legal_moves) lists them. Nothing is generated when
+    /// [`may_convert`](Self::may_convert) says there are none, and no other move is looked at.
     #[inline]
     pub fn visit_conversions<F: FnMut(ChessMove)>(&self, mut visit: F) {
-        if !self.may_convert() {
-            return;
+        if self.may_convert() {
+            let (danger, exposed) = self.dangers();
+            self.visit_conversions_with(danger, exposed, &mut visit);
         }
-        self.count_quiet_visit_rest(|m| {
-            if m.converts() {
-                visit(m);
+    }
+
+    /// Visits the conversions as [`visit_conversions`](Self::visit_conversions) does, and says whether the side to
+    /// move also has a legal move that neither captures nor promotes, as
+    /// [`has_quiet_move`](Self::has_quiet_move) does: what surveying a position needs, with the squares its king may
+    /// not go to found once for both.
+    #[inline]
+    pub fn visit_conversions_find_quiet<F: FnMut(ChessMove)>(&self, mut visit: F) -> bool {
+        let king = self.king(self.turn);
+        let danger = self.king_danger(king);
+        let quiet_step = (attacks::king(king) & !self.occupied() & !danger).nonempty();
+        if !quiet_step || self.may_convert() {
+            let exposed = self.exposed(king, danger);
+            if self.may_convert() {
+                self.visit_conversions_with(danger, exposed, &mut visit);
             }
-        });
+            quiet_step || self.has_quiet_move_of_men(exposed)
+        } else {
+            true
+        }
+    }
+
+    /// The conversions, given the squares the king may not go to and the men whose moves must be tested one by
+    /// one ([`dangers`](Self::dangers)).
+    #[inline]
+    fn visit_conversions_with<F: FnMut(ChessMove)>(
+        &self,
+        danger: Bitboard,
+        exposed: Bitboard,
+        visit: &mut F,
+    ) {
+        let us = self.turn;
+        let king = self.king(us);
+        let occupied = self.occupied();
+        // A king is never taken: only positions whose side not to move is in check would allow it.
+        let prey = self.by_color(us.other()) & !self.by_role[Role::King.index()];
+        for role in [
+            Role::Knight,
+            Role::Bishop,
+            Role::Rook,
+            Role::Queen,
+            Role::King,
+        ] {
+            for from in self.by_piece(us, role) {
+                let mut targets = attacks::attacks(us, role, from, occupied) & prey;
+                if from == king {
+                    targets = targets & !danger;
+                }
+                for to in targets {
+                    if from != king
+                        && exposed.contains(from)
+                        && !self.leaves_king_safe(from, to, to.bb())
+                    {
+                        continue;
+                    }
+                    visit(ChessMove {
+                        role,
+                        from,
+                        to,
+                        capture: self.role_at(to),
+                        promotion: None,
+                        en_passant: false,
+                    });
+                }
+            }
+        }
+        if self.by_piece(us, Role::Pawn).nonempty() {
+            self.visit_pawn_moves(exposed, |m| {
+                if m.converts() {
+                    visit(m);
+                }
+            });
+        }
     }
 
     /// Counts the legal moves of the side to move that neither capture nor promote, other than the king's, and

@@ -178,6 +178,55 @@ fn counting_quiet_moves_agrees_with_listing_them() {
     });
 }
 
+#[test]
+fn the_conversions_are_the_captures_and_promotions_listed() {
+    let mut seen = 0;
+    for_random_positions(7, |pos, moves| {
+        let mut visited = Vec::new();
+        pos.visit_conversions(|m| visited.push(m));
+        let expected: Vec<_> = moves
+            .as_slice()
+            .iter()
+            .filter(|m| m.converts())
+            .copied()
+            .collect();
+        assert_eq!(visited, expected, "{}", pos.fen());
+        seen += visited.len();
+    });
+    assert!(seen > 1000, "only {seen} conversions");
+}
+
+/// `has_quiet_move` says whether a legal move neither captures nor promotes, on random positions and on positions
+/// whose only moves are captures, or none.
+#[test]
+fn a_quiet_move_is_found_exactly_when_one_is_listed() {
+    let (mut yes, mut no) = (0, 0);
+    for_random_positions(9, |pos, moves| {
+        let listed = moves.as_slice().iter().any(|m| !m.converts());
+        assert_eq!(pos.has_quiet_move(), listed, "{}", pos.fen());
+        if listed {
+            yes += 1;
+        } else {
+            no += 1;
+        }
+    });
+    assert!(yes > 0, "{yes} with a quiet move, {no} without");
+    for (fen, quiet) in [
+        // Stalemate, checkmate, a king whose only move takes the checking queen, a pawn whose only step promotes.
+        ("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", false),
+        ("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1", false),
+        ("7k/6Q1/8/8/8/8/8/K7 b - - 0 1", false),
+        ("8/1P6/8/8/8/8/1r6/K1k5 w - - 0 1", false),
+    ] {
+        let pos = Position::from_fen(fen).unwrap();
+        let mut moves = MoveList::new();
+        pos.legal_moves(&mut moves);
+        let listed = moves.as_slice().iter().any(|m| !m.converts());
+        assert_eq!(listed, quiet, "{fen}: the case is not what it says");
+        assert_eq!(pos.has_quiet_move(), quiet, "{fen}");
+    }
+}
+
 /// `may_convert` says no only for positions without a legal capture or promotion (and says no often enough to
 /// matter: it spares the prober's search over conversions).
 #[test]

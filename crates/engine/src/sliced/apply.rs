@@ -133,9 +133,14 @@ impl<G: Game> Sliced<'_, G> {
                                 let offset = (entry >> 1) as usize;
                                 let p = base + offset as u64;
                                 let won = entry & 1 == 1;
-                                let effect = update::<_, true>(won, cells, offset, g, || {
-                                    floor_of(game, p, refuters, refuting_exits, base, offset)
-                                });
+                                let effect = update::<_, true>(
+                                    won,
+                                    cells,
+                                    offset,
+                                    g,
+                                    || moves_to_refute(game, p),
+                                    || floor_of(game, p, refuters, refuting_exits, base, offset),
+                                );
                                 match effect {
                                     Effect::Resolved => now.push(p << 1 | u64::from(!won)),
                                     Effect::Deferred(floor) => deferred.push(floor),

@@ -54,7 +54,7 @@ use rayon::prelude::*;
 use retro_game::{Game, Move, Node, PlayConvention};
 
 use crate::cell::{CellWidth, Cells, P8, State, W8, W16, W32, Width};
-use crate::kernel::{Effect, Findings, Refuters, initial, loss_floor, update};
+use crate::kernel::{Effect, Findings, Refuters, initial, loss_floor, moves_to_refute, update};
 use crate::mapped::Backing;
 use crate::packed;
 use crate::solution::{Report, Solution};

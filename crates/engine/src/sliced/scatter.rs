@@ -164,9 +164,14 @@ impl<G: Game> Sliced<'_, G> {
                             };
                             let slot = &slots[slot];
                             let base = (slice as u64) << shift;
-                            let effect = update::<_, true>(won, &slot.cells, offset, g, || {
-                                floor_of(game, p, &slot.refuters, refuting_exits, base, offset)
-                            });
+                            let effect = update::<_, true>(
+                                won,
+                                &slot.cells,
+                                offset,
+                                g,
+                                || moves_to_refute(game, p),
+                                || floor_of(game, p, &slot.refuters, refuting_exits, base, offset),
+                            );
                             match effect {
                                 Effect::Resolved => out.resolved.push(p << 1 | u64::from(!won)),
                                 Effect::Deferred(floor) => out.deferred.push((slice, floor)),

@@ -2,7 +2,7 @@
 // Each test binary uses a part of this module.
 #![allow(dead_code)]
 
-use retro_engine::{Game, Index, Move, Node, PlayConvention, Value};
+use retro_engine::{Game, Index, Inside, Move, Node, PlayConvention, Value};
 
 /// One index of a [`ListGame`].
 #[derive(Clone, Debug)]
@@ -18,6 +18,9 @@ pub struct ListGame {
     pub entries: Vec<Entry>,
     preds: Vec<Vec<Index>>,
     max_moves: u64,
+    /// Whether [`Game::survey`] leaves the moves inside the table uncounted, for the engine to count when it needs
+    /// them (as chess does for most positions).
+    uncounted: bool,
 }
 
 impl ListGame {
@@ -38,7 +41,14 @@ impl ListGame {
             entries,
             preds,
             max_moves,
+            uncounted: false,
         }
+    }
+
+    /// The same game, whose survey leaves every position's moves inside the table uncounted.
+    pub fn surveyed_uncounted(mut self) -> ListGame {
+        self.uncounted = true;
+        self
     }
 
     /// A game from successor lists only (no holes, no exits).
@@ -71,6 +81,13 @@ impl Game for ListGame {
                 moves.iter().for_each(|m| visit(*m));
                 Node::Playable
             }
+        }
+    }
+
+    fn survey<F: FnMut(Value)>(&self, index: Index, exit: F) -> (Node, Inside) {
+        match self.count_moves(index, exit) {
+            (node, inside) if self.uncounted && inside > 0 => (node, Inside::Uncounted),
+            (node, inside) => (node, Inside::Counted(inside)),
         }
     }
 
