@@ -12,9 +12,11 @@
 //! Every transition is a compare-and-swap on one cell, so threads may update the same cell at once; the value a cell
 //! ends a generation with does not depend on the order of the updates.
 
+use std::marker::PhantomData;
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use retro_game::{Game, Inside, Node, Outcome, PlayConvention, Value};
+use retro_game::{Game, Inside, Node, Outcome, PlayConvention, Surveyor, Value};
 
 use crate::EngineError;
 use crate::cell::{Cells, State, Width};
@@ -228,6 +230,63 @@ pub(crate) fn initial<G: Game, W: Width>(
     max_moves: u64,
 ) -> Initial {
     let (node, s) = Summary::survey(game, index);
+    initial_of::<W>(node, s, convention, max_moves)
+}
+
+/// The [`initial`] state of every index of `range`, in order, given to `each` with its index: the game surveys
+/// them together ([`Game::survey_each`]), sharing what neighbouring indices have in common.
+#[inline(always)]
+pub(crate) fn initial_each<G: Game, W: Width>(
+    game: &G,
+    convention: PlayConvention,
+    range: Range<u64>,
+    max_moves: u64,
+    each: impl FnMut(u64, Initial),
+) {
+    let mut surveyor = InitialSurveyor::<W, _> {
+        summary: Summary::new(),
+        convention,
+        max_moves,
+        each,
+        width: PhantomData,
+    };
+    game.survey_each(range, &mut surveyor);
+}
+
+/// What [`initial_each`] tells the game's survey: it gathers an index's exits, then turns them into its state.
+struct InitialSurveyor<W, F> {
+    summary: Summary,
+    convention: PlayConvention,
+    max_moves: u64,
+    each: F,
+    width: PhantomData<W>,
+}
+
+impl<W: Width, F: FnMut(u64, Initial)> Surveyor for InitialSurveyor<W, F> {
+    #[inline(always)]
+    fn exit(&mut self, value: Value) {
+        self.summary.exit(value);
+    }
+
+    #[inline(always)]
+    fn surveyed(&mut self, index: u64, node: Node, inside: Inside) {
+        let mut summary = std::mem::replace(&mut self.summary, Summary::new());
+        summary.inside(inside);
+        (self.each)(
+            index,
+            initial_of::<W>(node, summary, self.convention, self.max_moves),
+        );
+    }
+}
+
+/// The first state of a position whose moves `s` summarises.
+#[inline(always)]
+fn initial_of<W: Width>(
+    node: Node,
+    s: Summary,
+    convention: PlayConvention,
+    max_moves: u64,
+) -> Initial {
     let mut initial = Initial {
         state: None,
         too_many: s.moves > max_moves,

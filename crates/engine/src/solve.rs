@@ -24,7 +24,9 @@ use crate::cell::{CellWidth, Cells, P8, State, W8, W16, W32, Width};
 use crate::exits::BestExits;
 use crate::floors::{Floors, Stretch};
 use crate::frontier::{Collector, Frontier, Walker};
-use crate::kernel::{Effect, Findings, Refuters, initial, loss_floor, moves_to_refute, update};
+use crate::kernel::{
+    Effect, Findings, Refuters, initial, initial_each, loss_floor, moves_to_refute, update,
+};
 use crate::mapped::Backing;
 use crate::schedule::{Schedule, bucket_bytes};
 use crate::solution::Solution;
@@ -318,8 +320,8 @@ impl<G: Game> Context<'_, G> {
                 }
                 let schedule = &mut out.0;
                 let mut floors = Vec::new();
-                for index in start..(start + INIT_CHUNK).min(size) {
-                    let initial = initial::<G, W>(game, self.convention, index, max_moves);
+                let chunk = start..(start + INIT_CHUNK).min(size);
+                initial_each::<G, W>(game, self.convention, chunk, max_moves, |index, initial| {
                     if initial.refuting && matches!(initial.state, Some(State::Open(_))) {
                         refuters.mark(index);
                         floors.push(Floors::byte(initial.loss_floor));
@@ -338,7 +340,7 @@ impl<G: Game> Context<'_, G> {
                             _ => {}
                         }
                     }
-                }
+                });
                 if !floors.is_empty() {
                     out.1.push((start, floors));
                 }

@@ -15,6 +15,7 @@
 
 use std::cmp::Ordering;
 use std::fmt;
+use std::ops::Range;
 
 pub mod varint;
 
@@ -167,6 +168,14 @@ pub enum Inside {
     Uncounted,
 }
 
+/// What [`Game::survey_each`] tells, index by index: the exits of an index, then what it is.
+pub trait Surveyor {
+    /// An exit of the index being surveyed reaches `value` (for the side to move after it).
+    fn exit(&mut self, value: Value);
+    /// Every exit of `index` has been told: what the index is, and its moves inside the table.
+    fn surveyed(&mut self, index: Index, node: Node, inside: Inside);
+}
+
 /// A game whose positions are numbered densely, as the engine solves it.
 ///
 /// The contract between [`expand`](Game::expand) and [`unmoves`](Game::unmoves) is exact, because the engine counts:
@@ -214,6 +223,16 @@ pub trait Game: Sync {
     fn survey<F: FnMut(Value)>(&self, index: Index, exit: F) -> (Node, Inside) {
         let (node, inside) = self.count_moves(index, exit);
         (node, Inside::Counted(inside))
+    }
+
+    /// Surveys every index of `range`, in order, as [`survey`](Game::survey) does each, telling `surveyor`. The
+    /// default surveys one index after another; a game whose neighbouring indices share work (the placement of
+    /// most of their men) overrides it, as initialisation surveys every index.
+    fn survey_each<S: Surveyor>(&self, range: Range<Index>, surveyor: &mut S) {
+        for index in range {
+            let (node, inside) = self.survey(index, |v| surveyor.exit(v));
+            surveyor.surveyed(index, node, inside);
+        }
     }
 
     /// Visits every predecessor of the position at `index` inside this table: every index `p` with a move

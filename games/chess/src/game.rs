@@ -18,7 +18,9 @@
 //! indices, `0..index().size()`, are written to its files.
 
 pub use retro_game::Values;
-use retro_game::{Game, Index, Inside, Move, Node, Outcome, Value};
+use std::ops::Range;
+
+use retro_game::{Game, Index, Inside, Move, Node, Outcome, Surveyor, Value};
 
 use crate::ep::EpIndex;
 use crate::index::TableIndex;
@@ -317,6 +319,33 @@ impl<'a> ChessGame<'a> {
         (Node::Playable, inside)
     }
 
+    /// [`Game::survey`] of `pos`, the position at `index`: see there.
+    #[inline]
+    fn survey_of<F: FnMut(Value)>(
+        &self,
+        index: Index,
+        pos: &Position,
+        mut exit: F,
+    ) -> (Node, Inside) {
+        // A position with en-passant rights is counted: `visit_conversions` leaves out the capture en passant.
+        if self.uncounted != Some(pos.turn()) || pos.ep_square().is_some() {
+            let (node, inside) = self.count_moves_of(index, pos, exit);
+            return (node, Inside::Counted(inside));
+        }
+        let mut converts = false;
+        let quiet = pos.visit_conversions_find_quiet(|m| {
+            converts = true;
+            exit(self.exit_value(pos, &m));
+        });
+        if quiet {
+            (Node::Playable, Inside::Uncounted)
+        } else if converts {
+            (Node::Playable, Inside::Counted(0))
+        } else {
+            (no_move_node(pos), Inside::Counted(0))
+        }
+    }
+
     /// The value of the position a converting move of `pos` reaches.
     #[inline]
     fn exit_value(&self, pos: &Position, m: &ChessMove) -> Value {
@@ -486,26 +515,29 @@ impl Game for ChessGame<'_> {
     /// through one move before any of their moves is refuted, and are never counted. The weaker side's positions
     /// are mostly lost, each move refuted in turn: they are counted at once, rather than decoded a second time to
     /// be counted later.
-    fn survey<F: FnMut(Value)>(&self, index: Index, mut exit: F) -> (Node, Inside) {
-        let Some(pos) = self.position(index) else {
-            return (Node::Hole, Inside::Counted(0));
-        };
-        // A position with en-passant rights is counted: `visit_conversions` leaves out the capture en passant.
-        if self.uncounted != Some(pos.turn()) || pos.ep_square().is_some() {
-            let (node, inside) = self.count_moves_of(index, &pos, exit);
-            return (node, Inside::Counted(inside));
+    fn survey<F: FnMut(Value)>(&self, index: Index, exit: F) -> (Node, Inside) {
+        match self.position(index) {
+            Some(pos) => self.survey_of(index, &pos, exit),
+            None => (Node::Hole, Inside::Counted(0)),
         }
-        let mut converts = false;
-        let quiet = pos.visit_conversions_find_quiet(|m| {
-            converts = true;
-            exit(self.exit_value(&pos, &m));
-        });
-        if quiet {
-            (Node::Playable, Inside::Uncounted)
-        } else if converts {
-            (Node::Playable, Inside::Counted(0))
-        } else {
-            (no_move_node(&pos), Inside::Counted(0))
+    }
+
+    /// The positions without en-passant rights are decoded a row at a time ([`TableIndex::visit_positions`]).
+    fn survey_each<S: Surveyor>(&self, range: Range<Index>, surveyor: &mut S) {
+        let table = self.index.size();
+        self.index.visit_positions(
+            range.start.min(table)..range.end.min(table),
+            |index, pos| {
+                let (node, inside) = match pos {
+                    Some(pos) => self.survey_of(index, &pos, |v| surveyor.exit(v)),
+                    None => (Node::Hole, Inside::Counted(0)),
+                };
+                surveyor.surveyed(index, node, inside);
+            },
+        );
+        for index in range.start.max(table)..range.end {
+            let (node, inside) = self.survey(index, |v| surveyor.exit(v));
+            surveyor.surveyed(index, node, inside);
         }
     }
 
@@ -895,6 +927,50 @@ mod tests {
                 stronger,
                 "{name}: {counted} counted, {uncounted} not"
             );
+        }
+    }
+
+    /// Records what a survey of many indices tells.
+    #[derive(Default)]
+    struct Recorder {
+        exits: Vec<Value>,
+        seen: Vec<(Index, Node, Inside, Vec<Value>)>,
+    }
+
+    impl Surveyor for Recorder {
+        fn exit(&mut self, value: Value) {
+            self.exits.push(value);
+        }
+
+        fn surveyed(&mut self, index: Index, node: Node, inside: Inside) {
+            let exits = std::mem::take(&mut self.exits);
+            self.seen.push((index, node, inside, exits));
+        }
+    }
+
+    #[test]
+    fn surveying_a_stretch_tells_what_surveying_each_index_does() {
+        // Pawnless, a pawn, en passant (the stretch crossing into the positions with the right to take).
+        for name in ["KQvKR", "KRPvK", "KPvKP"] {
+            let material = Material::parse(name).unwrap();
+            let set = all_draws(material);
+            let game = ChessGame::new(material, &set).unwrap();
+            let table = game.index.size();
+            let stretches = (1..8).map(|k| table * k / 8 - 7..table * k / 8 + 40_000);
+            let crossing = table - 1000..game.size().min(table + 1000);
+            for range in stretches.chain(std::iter::once(crossing)) {
+                let mut recorder = Recorder::default();
+                game.survey_each(range.clone(), &mut recorder);
+                let expected: Vec<_> = range
+                    .clone()
+                    .map(|i| {
+                        let mut exits = Vec::new();
+                        let (node, inside) = game.survey(i, |v| exits.push(v));
+                        (i, node, inside, exits)
+                    })
+                    .collect();
+                assert!(recorder.seen == expected, "{name} {range:?}");
+            }
         }
     }
 

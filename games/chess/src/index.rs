@@ -13,6 +13,7 @@
 //! king pair canonical and yields a second index for the same position: the canonical index is the smaller of the
 //! two, and the larger one is a hole.
 
+use std::ops::Range;
 use std::sync::OnceLock;
 
 use crate::divisor::Divisor;
@@ -363,6 +364,13 @@ impl TableIndex {
     /// `ChessGame::position`): the first pass is sensitive to the layout of its code, so measure before adding any.
     #[inline(always)]
     pub fn decode(&self, index: u64) -> Result<Position, Overlap> {
+        self.decode_men::<false>(index)
+    }
+
+    /// [`decode`](Self::decode), with the last group of men left off the board when `WITHOUT_LAST` (a single
+    /// man: see [`visit_positions`](Self::visit_positions)).
+    #[inline(always)]
+    fn decode_men<const WITHOUT_LAST: bool>(&self, index: u64) -> Result<Position, Overlap> {
         debug_assert!(index < self.size());
         let turn = if index >= self.half {
             Color::Black
@@ -386,7 +394,8 @@ impl TableIndex {
         // radix times the quotient by the weight before it: every quotient comes from the index itself, so that the
         // divisions do not wait for one another.
         let mut above = pair;
-        for (g, weight) in self.groups.iter().zip(&self.weight_divisors) {
+        let placed = self.groups.len() - usize::from(WITHOUT_LAST);
+        for (g, weight) in self.groups[..placed].iter().zip(&self.weight_divisors) {
             let quotient = weight.quotient(within);
             let mut code = quotient - above * g.radix;
             above = quotient;
@@ -627,10 +636,15 @@ impl TableIndex {
     /// Whether the position at `index` is a legal position and `index` is its canonical number; returns it.
     #[inline(always)]
     pub fn position(&self, index: u64) -> Option<Position> {
-        let pos = self.decode(index).ok()?;
-        // Decoding puts one king of each colour on a canonical pair that does not touch, and pawns on ranks 2-7:
-        // what is left to test is check, and, only where a second symmetry keeps the kings canonical (both on
-        // the diagonal), that this index is the smaller of the position's two.
+        self.legal(index, self.decode(index).ok()?)
+    }
+
+    /// `pos`, the placement decoded from `index`, if it is a legal position numbered `index`. Decoding puts one
+    /// king of each colour on a canonical pair that does not touch, and pawns on ranks 2-7: what is left to test is
+    /// check, and, only where a second symmetry keeps the kings canonical (both on the diagonal), that this index
+    /// is the smaller of the position's two.
+    #[inline(always)]
+    fn legal(&self, index: u64, pos: Position) -> Option<Position> {
         debug_assert!(pos.validate().is_ok() || pos.in_check(pos.turn().other()));
         if pos.in_check(pos.turn().other()) {
             return None;
@@ -642,6 +656,52 @@ impl TableIndex {
             return None;
         }
         Some(pos)
+    }
+
+    /// Visits the [`position`](Self::position) of every index of `range`, in order. Indices that differ only in the
+    /// square of the last man (a row: 62 squares, 48 for a pawn) share the placement of the other men, decoded once
+    /// a row: a pass over every index spends most of its decoding there otherwise.
+    pub fn visit_positions(&self, range: Range<u64>, mut visit: impl FnMut(u64, Option<Position>)) {
+        let Some(last) = self.groups.last().filter(|g| g.count == 1) else {
+            // No man beside the kings, or like men last, whose squares are a combination.
+            for index in range {
+                visit(index, self.position(index));
+            }
+            return;
+        };
+        let row = last.radix;
+        let mut index = range.start;
+        while index < range.end {
+            // A side's indices are whole rows, so an index's place in its row is its remainder by the row.
+            let row_end = (index - index % row + row).min(range.end);
+            let Ok(others) = self.decode_men::<true>(index) else {
+                for index in index..row_end {
+                    visit(index, None);
+                }
+                index = row_end;
+                continue;
+            };
+            let (wk, bk) = (others.king(Color::White), others.king(Color::Black));
+            let (low_king, high_king) = (wk.index().min(bk.index()), wk.index().max(bk.index()));
+            let occupied = others.occupied();
+            for (index, digit) in (index..row_end).zip((index % row) as usize..) {
+                // The last man's square, as `decode_men` finds it from its digit.
+                let sq = if last.piece.role == Role::Pawn {
+                    digit + 8
+                } else {
+                    digit + usize::from(digit >= low_king) + usize::from(digit + 1 >= high_king)
+                };
+                let sq = Square::new(sq as u8);
+                if occupied.contains(sq) {
+                    visit(index, None);
+                    continue;
+                }
+                let mut pos = others;
+                pos.put(sq, last.piece);
+                visit(index, self.legal(index, pos));
+            }
+            index = row_end;
+        }
     }
 
     /// Whether the table uses only the left–right mirror (it has pawns).
@@ -662,6 +722,43 @@ mod tests {
         assert_eq!(lengths("KBBvK"), [62 * 61 / 2]);
         assert_eq!(lengths("KRvKP"), [48, 62 * 48]);
         assert_eq!(lengths("KQvK"), [62]);
+    }
+
+    #[test]
+    fn positions_visited_a_row_at_a_time_are_those_decoded_one_by_one() {
+        // The last man alone (a piece, a pawn), like men last (decoded one by one), kings alone; whole tables and
+        // stretches that start and end inside rows, on both sides.
+        for (name, step) in [
+            ("KQvKR", 1),
+            ("KRPvK", 1),
+            ("KBBvK", 1),
+            ("KvK", 1),
+            ("KQRvKB", 9973),
+        ] {
+            let index = TableIndex::new(Material::parse(name).unwrap());
+            let size = index.size();
+            let mut ranges = vec![size / 2 - 100..size / 2 + 7, size - 90..size];
+            if step == 1 {
+                ranges.extend([0..size, 5..size / 2 + 7]);
+            }
+            ranges.extend(
+                (0..size)
+                    .step_by(step * 1000)
+                    .map(|start| start..(start + 200).min(size)),
+            );
+            let mut legal = 0;
+            for range in ranges {
+                let mut next = range.start;
+                index.visit_positions(range.clone(), |i, pos| {
+                    assert_eq!(i, next, "{name}");
+                    assert_eq!(pos, index.position(i), "{name} {i}");
+                    legal += u64::from(pos.is_some());
+                    next += 1;
+                });
+                assert_eq!(next, range.end, "{name} {range:?}");
+            }
+            assert!(legal > 0, "{name}");
+        }
     }
 
     #[test]

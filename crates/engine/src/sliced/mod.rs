@@ -54,7 +54,9 @@ use rayon::prelude::*;
 use retro_game::{Game, Move, Node, PlayConvention};
 
 use crate::cell::{CellWidth, Cells, P8, State, W8, W16, W32, Width};
-use crate::kernel::{Effect, Findings, Refuters, initial, loss_floor, moves_to_refute, update};
+use crate::kernel::{
+    Effect, Findings, Refuters, initial_each, loss_floor, moves_to_refute, update,
+};
 use crate::mapped::Backing;
 use crate::packed;
 use crate::solution::{Report, Solution};
@@ -353,19 +355,25 @@ impl<G: Game> Sliced<'_, G> {
                     if findings.misfit() {
                         return seeds;
                     }
-                    for offset in task * TASK..((task + 1) * TASK).min(len) {
-                        let index = base + offset as u64;
-                        let initial = initial::<G, W>(game, self.convention, index, max_moves);
-                        if initial.refuting {
-                            refuters.mark(index);
-                        }
-                        if let Some(state) = findings.record(initial) {
-                            cells.set_raw(offset, W::encode(state));
-                            if let State::Won(p) | State::Lost(p) = state {
-                                *seeds.entry(p).or_default() += 1;
+                    let offsets = task * TASK..((task + 1) * TASK).min(len);
+                    let indices = base + offsets.start as u64..base + offsets.end as u64;
+                    initial_each::<G, W>(
+                        game,
+                        self.convention,
+                        indices,
+                        max_moves,
+                        |index, initial| {
+                            if initial.refuting {
+                                refuters.mark(index);
                             }
-                        }
-                    }
+                            if let Some(state) = findings.record(initial) {
+                                cells.set_raw((index - base) as usize, W::encode(state));
+                                if let State::Won(p) | State::Lost(p) = state {
+                                    *seeds.entry(p).or_default() += 1;
+                                }
+                            }
+                        },
+                    );
                     let done = tasks_done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
                     if done.is_multiple_of(256) {
                         (self.progress)(&Progress::Initialising {
