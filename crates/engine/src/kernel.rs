@@ -2,7 +2,8 @@
 //! initialise cells with [`initial`] and apply every update of a generation with [`update`], so that they cannot
 //! disagree: the out-of-core build is bit-identical to the in-memory one because it runs the very same transitions.
 //!
-//! - [`initial`]: a position's first state, from a [`Summary`] of its moves (exits included);
+//! - [`initial`], [`initial_each`]: a position's first state, from a [`Summary`] of its moves (exits included; the
+//!   moves inside the table perhaps left uncounted, [`State::UNCOUNTED`]);
 //! - [`update`]: a successor resolved at generation `g` reaches a predecessor's cell: a lost successor makes a win
 //!   at `g + 1`, a won one refutes one more move, and the last refuted move makes a loss, at `g + 1` or at the
 //!   position's loss floor if an exit resists longer (the in-memory path keeps the floors found here,

@@ -3,7 +3,9 @@
 //! *Initialisation* visits every index once, in parallel: a hole is marked; a position whose moves include an exit to
 //! a loss gets a tentative win, to be published at the generation its distance calls for; a position without moves
 //! gets the play convention's value; every other position gets its counter, the number of its moves inside the table
-//! (plus one that never falls if an exit leads to a draw: such a position can never be lost).
+//! (plus one that never falls if an exit leads to a draw: such a position can never be lost), or is left uncounted
+//! when the game says counting can wait ([`Game::survey`](retro_game::Game::survey)): its moves are counted when the
+//! first of them is refuted, and a position won before that is never counted.
 //!
 //! *Generation g* walks back from the positions resolved at `g` (its frontier). A predecessor of a loss is a win at
 //! `g + 1`: the first witness counts, through a compare-and-swap. A predecessor of a win has its counter decremented;
