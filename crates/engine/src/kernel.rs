@@ -72,12 +72,9 @@ pub(crate) fn loss_floor<G: Game>(game: &G, index: u64) -> u32 {
 /// The counter of an open position that initialisation left uncounted ([`State::UNCOUNTED`]), counted now: its
 /// moves inside the table, plus one that never falls if an exit leads to a draw, as [`initial`] counts them.
 pub(crate) fn moves_to_refute<G: Game>(game: &G, index: u64) -> u32 {
-    let (_, s) = Summary::of(game, index);
-    let inside = match s.inside {
-        Inside::Counted(inside) => inside,
-        Inside::Uncounted => unreachable!("count_moves counts"),
-    };
-    u32::try_from(inside + u64::from(s.drawing_exit)).unwrap_or(u32::MAX)
+    let mut drawing_exit = false;
+    let (_, inside) = game.count_moves(index, |v| drawing_exit |= v.outcome() == Outcome::Draw);
+    u32::try_from(inside + u64::from(drawing_exit)).unwrap_or(u32::MAX)
 }
 
 /// What one position's moves say before any generation is walked.
@@ -152,7 +149,8 @@ pub(crate) struct Initial {
     /// The first state of its cell; `None` when it does not fit cells of this width: a known distance (of its value
     /// or of its loss floor) too long for them, or off its parity for cells by parity.
     pub state: Option<State>,
-    /// The position has more moves than the game's bound.
+    /// The position has more moves than the game's bound (its exits alone when its moves inside are uncounted:
+    /// those are counted later, and a count past the bound is then held at the cells' largest counter).
     pub too_many: bool,
     /// The position has an exit into a win for the opponent (so a loss of it may come later than its counter says).
     pub refuting: bool,

@@ -220,6 +220,8 @@ pub trait Game: Sync {
     /// `count_moves` when the first of them is refuted; a position resolved before that is never counted, and in a
     /// chess table that is most positions of the stronger side, won through a single move. The default counts at
     /// once; a game overrides it where telling that a position has a move costs much less than counting its moves.
+    /// [`max_moves`](Game::max_moves) must bound the moves of uncounted positions too: the engine checks the bound
+    /// on the positions counted here only.
     fn survey<F: FnMut(Value)>(&self, index: Index, exit: F) -> (Node, Inside) {
         let (node, inside) = self.count_moves(index, exit);
         (node, Inside::Counted(inside))

@@ -611,15 +611,15 @@ impl Position {
         let king = self.king(self.turn);
         let danger = self.king_danger(king);
         let quiet_step = (attacks::king(king) & !self.occupied() & !danger).nonempty();
-        if !quiet_step || self.may_convert() {
-            let exposed = self.exposed(king, danger);
-            if self.may_convert() {
-                self.visit_conversions_with(danger, exposed, &mut visit);
-            }
-            quiet_step || self.has_quiet_move_of_men(exposed)
-        } else {
-            true
+        let converts = self.may_convert();
+        if quiet_step && !converts {
+            return true;
         }
+        let exposed = self.exposed(king, danger);
+        if converts {
+            self.visit_conversions_with(danger, exposed, &mut visit);
+        }
+        quiet_step || self.has_quiet_move_of_men(exposed)
     }
 
     /// The conversions, given the squares the king may not go to and the men whose moves must be tested one by
