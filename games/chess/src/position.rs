@@ -293,11 +293,9 @@ impl Position {
 
     /// Whether the side to move has a legal move that neither captures nor promotes. Its king's steps are looked at
     /// first, then one empty square of each other man: they settle almost every position without listing a move.
+    /// (What [`visit_conversions_find_quiet`](Self::visit_conversions_find_quiet) says, its conversions unused.)
     pub fn has_quiet_move(&self) -> bool {
-        let king = self.king(self.turn);
-        let danger = self.king_danger(king);
-        (attacks::king(king) & !self.occupied() & !danger).nonempty()
-            || self.has_quiet_move_of_men(self.exposed(king, danger))
+        self.visit_conversions_find_quiet(|_| {})
     }
 
     /// Whether a man other than the king has a legal move that neither captures nor promotes; `exposed` holds the
@@ -603,9 +601,8 @@ impl Position {
     }
 
     /// Visits the conversions as [`visit_conversions`](Self::visit_conversions) does, and says whether the side to
-    /// move also has a legal move that neither captures nor promotes, as
-    /// [`has_quiet_move`](Self::has_quiet_move) does: what surveying a position needs, with the squares its king may
-    /// not go to found once for both.
+    /// move also has a legal move that neither captures nor promotes: what surveying a position needs, with the
+    /// squares its king may not go to found once for both.
     #[inline]
     pub fn visit_conversions_find_quiet<F: FnMut(ChessMove)>(&self, mut visit: F) -> bool {
         let king = self.king(self.turn);

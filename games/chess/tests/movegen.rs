@@ -204,6 +204,17 @@ fn a_quiet_move_is_found_exactly_when_one_is_listed() {
     for_random_positions(9, |pos, moves| {
         let listed = moves.as_slice().iter().any(|m| !m.converts());
         assert_eq!(pos.has_quiet_move(), listed, "{}", pos.fen());
+        // The survey's own pass finds the same, and the conversions with it.
+        let mut conversions = Vec::new();
+        let quiet = pos.visit_conversions_find_quiet(|m| conversions.push(m));
+        assert_eq!(quiet, listed, "{}", pos.fen());
+        let expected: Vec<_> = moves
+            .as_slice()
+            .iter()
+            .filter(|m| m.converts())
+            .copied()
+            .collect();
+        assert_eq!(conversions, expected, "{}", pos.fen());
         if listed {
             yes += 1;
         } else {
