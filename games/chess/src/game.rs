@@ -25,7 +25,7 @@ use retro_game::{Game, Index, Inside, Move, Node, Outcome, Surveyor, Value};
 use crate::ep::EpIndex;
 use crate::index::TableIndex;
 use crate::material::Material;
-use crate::position::{ChessMove, Position};
+use crate::position::{ChessMove, Position, Unmove};
 use crate::types::{Bitboard, Color, Role};
 
 /// Values of the positions of smaller materials, for the exits of a table.
@@ -572,63 +572,84 @@ impl Game for ChessGame<'_> {
         let Some(pos) = self.position(index) else {
             return;
         };
-        let quick = self.quick
-            && !self
+        if !self.quick
+            || self
                 .index
-                .kings_on_axis(pos.king(Color::White), pos.king(Color::Black));
+                .kings_on_axis(pos.king(Color::White), pos.king(Color::Black))
+        {
+            return self.unmoves_encoded(&pos, visit);
+        }
+        // The quick path: the index of a predecessor comes from this position's digits, the moved man's alone.
         let mover = pos.turn().other();
-        // The digits serve only the quick path (an index of the en-passant region has none).
-        let digits = quick.then(|| self.index.digits(index, &pos));
-        // Quiet moves of other men from the front, the rest from the back: one array, zeroed once. Without the quick
-        // path each predecessor comes with its twins with en-passant rights, at most one per pawn of the side to move
+        let digits = self.index.digits(index, &pos);
+        let own_pair = self.index.pair_of(index);
+        // The targets of king un-moves, which come first (at most eight: no twins with en-passant rights here), and
+        // whether one of them has this position's own king pair: only such a target can be an image of another
+        // man's un-move (see `visit_distinct_kings`), which is then visited as that un-move's alone.
+        let mut kings = [0 as Index; 8];
+        let mut n_kings = 0;
+        let mut own_pair_reached = false;
+        pos.visit_unmove_origins(|role, to, origins| {
+            if role == Role::King {
+                for from in origins {
+                    let mut push = |i: Index| {
+                        own_pair_reached |= self.index.pair_of(i) == own_pair;
+                        kings[n_kings] = i;
+                        n_kings += 1;
+                    };
+                    match self.index.after_king_move(&digits, &pos, mover, to, from) {
+                        Some(i) => push(i),
+                        None => {
+                            self.visit_predecessor(&pos.before(&Unmove { role, from, to }), push)
+                        }
+                    }
+                }
+                return;
+            }
+            let group = pos.by_piece(mover, role);
+            self.index
+                .visit_after_quiet_moves(&digits, mover, role, group, to, origins, |i| {
+                    if own_pair_reached
+                        && let Some(twin) = kings[..n_kings].iter_mut().find(|k| **k == i)
+                    {
+                        *twin = NOT_A_TARGET;
+                    }
+                    visit(i);
+                });
+        });
+        for &target in &kings[..n_kings] {
+            if target != NOT_A_TARGET {
+                visit(target);
+            }
+        }
+    }
+}
+
+/// A king un-move's target found to be another un-move's too, and visited as that one's.
+const NOT_A_TARGET: Index = Index::MAX;
+
+impl ChessGame<'_> {
+    /// The predecessors of `pos` (folded like [`expand`](Game::expand)'s targets), each position built and
+    /// encoded: where the kings leave the board's orientation open, or en passant is possible.
+    fn unmoves_encoded<F: FnMut(Index)>(&self, pos: &Position, visit: F) {
+        // Each predecessor comes with its twins with en-passant rights, at most one per pawn of the side to move
         // here: up to 6 men, under 8 + 27 + 27 + 2 = 64 predecessors with one twin (one such pawn), or 37 with two,
         // which the capacity holds.
         let mut targets = [0 as Index; QUIET_CAPACITY];
-        let (mut n_others, mut n_kings) = (0, 0);
+        let mut n = 0;
+        let mut push = |i: Index| {
+            targets[n] = i;
+            n += 1;
+        };
         if pos.ep_square().is_some() {
-            // Rights come only from the double push that was just played (never on the quick path).
+            // Rights come only from the double push that was just played.
             if let Some(before) = pos.undo_double_push() {
-                self.visit_predecessor(&before, |i| {
-                    n_kings += 1;
-                    targets[QUIET_CAPACITY - n_kings] = i;
-                });
+                self.visit_predecessor(&before, push);
             }
         } else {
-            pos.visit_unmoves(|u| {
-                if let Some(digits) = &digits
-                    && u.role != Role::King
-                {
-                    // The man's squares before the move, without building the whole position.
-                    let squares =
-                        Bitboard(pos.by_piece(mover, u.role).0 ^ u.from.bb().0 ^ u.to.bb().0);
-                    targets[n_others] = self.index.after_quiet_move(digits, mover, u.role, squares);
-                    n_others += 1;
-                } else if let Some(i) = digits.as_ref().and_then(|digits| {
-                    self.index
-                        .after_king_move(digits, &pos, mover, u.to, u.from)
-                }) {
-                    // On the quick path there are no twins with en-passant rights.
-                    n_kings += 1;
-                    targets[QUIET_CAPACITY - n_kings] = i;
-                } else {
-                    self.visit_predecessor(&pos.before(&u), |i| {
-                        n_kings += 1;
-                        targets[QUIET_CAPACITY - n_kings] = i;
-                    });
-                }
-            });
+            pos.visit_unmoves(|u| self.visit_predecessor(&pos.before(&u), &mut push));
         }
-        let (others, rest) = targets.split_at_mut(n_others);
-        let kings = &mut rest[QUIET_CAPACITY - n_others - n_kings..];
-        for &source in others.iter() {
-            visit(source);
-        }
-        if quick {
-            let own_pair = self.index.pair_of(index);
-            visit_distinct_kings(&self.index, kings, others, own_pair, visit);
-        } else {
-            visit_distinct(kings, visit);
-        }
+        visit_distinct(&mut targets[..n], visit);
     }
 }
 
@@ -810,6 +831,9 @@ mod tests {
             ("KPvK", 13),
             ("KPPvKP", 100_003),
             ("KRPvKP", 200_003),
+            // The quick path with two like men in a group: pieces, and pawns.
+            ("KBBvKN", 50_021),
+            ("KPPvKR", 50_021),
         ] {
             let material = Material::parse(name).unwrap();
             let set = all_draws(material);
@@ -823,7 +847,7 @@ mod tests {
             let ep = game.ep_index().len();
             assert_eq!(
                 ep == 0,
-                ["KRvKR", "KRvKN", "KPvK"].contains(&name),
+                ["KRvKR", "KRvKN", "KPvK", "KBBvKN", "KPPvKR"].contains(&name),
                 "{name}"
             );
             let ep_step = if name == "KPvKP" { 1 } else { 37 };

@@ -565,6 +565,49 @@ impl TableIndex {
         )
     }
 
+    /// Visits, for each square of `origins`, the canonical index of the position of `digits` with the man of `color`
+    /// and `role` on `to` standing there instead ([`after_quiet_move`](Self::after_quiet_move); `group` is the
+    /// squares of its group, `to` among them). A man alone in its group has a digit of its own square: each index is
+    /// then one multiply-add, in the hot loop of a walk back through a table.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn visit_after_quiet_moves(
+        &self,
+        digits: &Digits,
+        color: Color,
+        role: Role,
+        group: Bitboard,
+        to: Square,
+        origins: Bitboard,
+        mut visit: impl FnMut(u64),
+    ) {
+        let g = self.slots[color.index()][role.index()] as usize;
+        debug_assert!(g < self.groups.len(), "the material has this piece");
+        let weight = self.weights[g];
+        if self.groups[g].count == 1 {
+            // The index with this man's digit taken out; its digit on `from` put back in.
+            let base = digits
+                .turned
+                .wrapping_sub(digits.codes[g].wrapping_mul(weight));
+            let (low, high) = (digits.low_king, digits.high_king);
+            for from in origins {
+                let s = from.index();
+                let rank = if role == Role::Pawn {
+                    s - 8
+                } else {
+                    s - usize::from(s > low) - usize::from(s > high)
+                };
+                visit(base.wrapping_add(rank as u64 * weight));
+            }
+        } else {
+            let others = group.0 & !to.bb().0;
+            for from in origins {
+                let squares = Bitboard(others | from.bb().0);
+                visit(self.after_quiet_move(digits, color, role, squares));
+            }
+        }
+    }
+
     /// The canonical index of the position one move away from the one of `digits` (which is `pos`), where the king
     /// of `color` went from `from` to `to`, neither capturing: [`encode_oriented`](Self::encode_oriented) of that
     /// position, found from the digits. `None` when the new kings are not canonical as they stand (a symmetry would

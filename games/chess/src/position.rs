@@ -814,13 +814,25 @@ impl Position {
 
     /// [`unmoves`](Self::unmoves), each given as the move that was undone rather than as a whole position: a caller
     /// that needs only the moved man's squares builds no position (see [`before`](Self::before)).
+    pub fn visit_unmoves<F: FnMut(Unmove)>(&self, mut visit: F) {
+        self.visit_unmove_origins(|role, to, origins| {
+            for from in origins {
+                visit(Unmove { role, from, to });
+            }
+        });
+    }
+
+    /// [`visit_unmoves`](Self::visit_unmoves) a man at a time: for each man of the side not to move here (its king
+    /// first), its role, its square and the set of squares it came from, never empty. A caller that numbers the
+    /// predecessors from the man's squares alone works through each set in a plain loop.
     ///
     /// A predecessor is legal when the side to move here was not in check in it. When it is not in check here
     /// either, that needs no test per predecessor for most men: the moved man gave check from its origin only if the
     /// origin is one of the squares from which its role attacks the king, which are left out at once; and it can
     /// have blocked a check only if vacating its square here opens a line onto the king, which one test per man
     /// tells. Only then, or when the king is in check here, is each predecessor tested in full.
-    pub fn visit_unmoves<F: FnMut(Unmove)>(&self, mut visit: F) {
+    #[inline]
+    pub fn visit_unmove_origins<F: FnMut(Role, Square, Bitboard)>(&self, mut visit: F) {
         let mover = self.turn.other();
         let victim = self.turn;
         let occupied = self.occupied();
@@ -838,12 +850,22 @@ impl Position {
                     to.bb(),
                 )
         };
+        // The origins of `role`'s man on `to` whose predecessors leave the side to move here out of check.
+        let tested = |role: Role, to: Square, origins: Bitboard| {
+            let mut legal = Bitboard::EMPTY;
+            for from in origins {
+                if !self.before(&Unmove { role, from, to }).in_check(victim) {
+                    legal = Bitboard(legal.0 | from.bb().0);
+                }
+            }
+            legal
+        };
         for role in [
+            Role::King,
             Role::Knight,
             Role::Bishop,
             Role::Rook,
             Role::Queen,
-            Role::King,
         ] {
             for to in self.by_piece(mover, role) {
                 let mut origins = attacks::attacks(mover, role, to, occupied) & empty;
@@ -852,12 +874,8 @@ impl Position {
                     origins = origins & !attacks::king(victim_king);
                 }
                 if test_each(to) {
-                    for from in origins {
-                        self.visit_unmove_tested(mover, role, from, to, &mut visit);
-                    }
-                    continue;
-                }
-                if role != Role::King {
+                    origins = tested(role, to, origins);
+                } else if role != Role::King {
                     // The squares from which this man would give check, with its own square `to` vacated (leapers
                     // and sliders attack symmetrically).
                     let without_to = Bitboard(occupied.0 & !to.bb().0);
@@ -865,8 +883,8 @@ impl Position {
                         origins.0 & !attacks::attacks(mover, role, victim_king, without_to).0,
                     );
                 }
-                for from in origins {
-                    visit(Unmove { role, from, to });
+                if origins.0 != 0 {
+                    visit(role, to, origins);
                 }
             }
         }
@@ -892,19 +910,7 @@ impl Position {
             if occupied.contains(one) {
                 continue;
             }
-            let tested = test_each(to);
-            let step_back = |from: Square, visit: &mut F| {
-                if tested {
-                    self.visit_unmove_tested(mover, Role::Pawn, from, to, visit);
-                } else if !pawn_checks.contains(from) {
-                    visit(Unmove {
-                        role: Role::Pawn,
-                        from,
-                        to,
-                    });
-                }
-            };
-            step_back(one, &mut visit);
+            let mut origins = one.bb();
             if to.rank() == double_rank {
                 let two = Square::new((one.index() as i8 + back) as u8);
                 if !occupied.contains(two) {
@@ -912,9 +918,17 @@ impl Position {
                     let mut after = *self;
                     after.ep_square = Some(one);
                     if !after.has_legal_ep() {
-                        step_back(two, &mut visit);
+                        origins = Bitboard(origins.0 | two.bb().0);
                     }
                 }
+            }
+            origins = if test_each(to) {
+                tested(Role::Pawn, to, origins)
+            } else {
+                Bitboard(origins.0 & !pawn_checks.0)
+            };
+            if origins.0 != 0 {
+                visit(Role::Pawn, to, origins);
             }
         }
     }
@@ -928,24 +942,6 @@ impl Position {
 
     /// Visits the un-move of `role` from `from` to `to` if the side to move here is not in check in the position
     /// before it.
-    #[inline]
-    fn visit_unmove_tested<F: FnMut(Unmove)>(
-        &self,
-        mover: Color,
-        role: Role,
-        from: Square,
-        to: Square,
-        visit: &mut F,
-    ) {
-        let u = Unmove { role, from, to };
-        // In the predecessor the side that is to move now was not to move: it must not have been in check.
-        if !self.before(&u).in_check(mover.other()) {
-            visit(u);
-        }
-    }
-
-    /// Checks what makes a placement a legal table position: one king each, kings not adjacent, no pawn on the first
-    /// or last rank, the side not to move not in check. Returns a one-line reason otherwise.
     pub fn validate(&self) -> Result<(), PositionError> {
         for color in [Color::White, Color::Black] {
             let kings = self.by_piece(color, Role::King).count();
