@@ -569,19 +569,24 @@ impl Game for ChessGame<'_> {
 
     /// The predecessors of a position, folded like [`expand`](Game::expand)'s targets.
     fn unmoves<F: FnMut(Index)>(&self, index: Index, mut visit: F) {
-        let Some(pos) = self.position(index) else {
+        // An index of the en-passant region is never on the quick path (en passant needs pawns on both sides).
+        if !self.quick || index >= self.index.size() {
+            if let Some(pos) = self.position(index) {
+                self.unmoves_encoded(&pos, visit);
+            }
+            return;
+        }
+        let Some((pos, digits)) = self.index.position_with_digits(index) else {
             return;
         };
-        if !self.quick
-            || self
-                .index
-                .kings_on_axis(pos.king(Color::White), pos.king(Color::Black))
+        if self
+            .index
+            .kings_on_axis(pos.king(Color::White), pos.king(Color::Black))
         {
             return self.unmoves_encoded(&pos, visit);
         }
         // The quick path: the index of a predecessor comes from this position's digits, the moved man's alone.
         let mover = pos.turn().other();
-        let digits = self.index.digits(index, &pos);
         let own_pair = self.index.pair_of(index);
         // The targets of king un-moves, which come first (at most eight: no twins with en-passant rights here), and
         // whether one of them has this position's own king pair: only such a target can be an image of another

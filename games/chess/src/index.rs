@@ -122,6 +122,8 @@ const MAX_GROUPS: usize = 8;
 pub(crate) struct Digits {
     /// The same index with the other side to move.
     turned: u64,
+    /// The index within its side to move less its king pair's share: the men's digits alone.
+    men: u64,
     codes: [u64; MAX_GROUPS],
     low_king: usize,
     high_king: usize,
@@ -245,7 +247,9 @@ pub struct TableIndex {
     weight_divisors: Vec<Divisor>,
     /// The group of each (colour, role), or `NO_GROUP`.
     slots: [[u8; 6]; 2],
-    /// Product of the group radices (positions per king pair and side to move), as a divisor.
+    /// Product of the group radices: positions per king pair and side to move, the weight of the pair's digit.
+    per_pair: u64,
+    /// The same product, as a divisor.
     per_pair_divisor: Divisor,
     half: u64,
     /// A symmetric material (`KRvKR`) stores White to move only: a Black-to-move position is numbered as its
@@ -293,6 +297,7 @@ impl TableIndex {
             slots,
             pairs: &kings.pairs,
             raw_pairs: &kings.raw,
+            per_pair,
             per_pair_divisor: Divisor::new(per_pair),
             half,
             white_only: material.is_symmetric(),
@@ -364,13 +369,16 @@ impl TableIndex {
     /// `ChessGame::position`): the first pass is sensitive to the layout of its code, so measure before adding any.
     #[inline(always)]
     pub fn decode(&self, index: u64) -> Result<Position, Overlap> {
-        self.decode_men::<false>(index)
+        self.decode_men::<false>(index).map(|(pos, _)| pos)
     }
 
     /// [`decode`](Self::decode), with the last group of men left off the board when `WITHOUT_LAST` (a single
     /// man: see [`visit_positions`](Self::visit_positions)).
     #[inline(always)]
-    fn decode_men<const WITHOUT_LAST: bool>(&self, index: u64) -> Result<Position, Overlap> {
+    fn decode_men<const WITHOUT_LAST: bool>(
+        &self,
+        index: u64,
+    ) -> Result<(Position, Digits), Overlap> {
         debug_assert!(index < self.size());
         let turn = if index >= self.half {
             Color::Black
@@ -395,9 +403,15 @@ impl TableIndex {
         // divisions do not wait for one another.
         let mut above = pair;
         let placed = self.groups.len() - usize::from(WITHOUT_LAST);
-        for (g, weight) in self.groups[..placed].iter().zip(&self.weight_divisors) {
+        let mut codes = [0; MAX_GROUPS];
+        for (k, (g, weight)) in self.groups[..placed]
+            .iter()
+            .zip(&self.weight_divisors)
+            .enumerate()
+        {
             let quotient = weight.quotient(within);
             let mut code = quotient - above * g.radix;
+            codes[k] = code;
             above = quotient;
             // Unrank the combination: the largest a with C(a, i) <= code, for i = count down to 1.
             let mut top = if g.piece.role == Role::Pawn { 48 } else { 62 };
@@ -449,10 +463,9 @@ impl TableIndex {
         }
         // In the order of `Role`'s discriminants.
         let by_role = [pawns, knights, bishops, rooks, queens, kings].map(Bitboard);
-        Ok(Position::from_bitboards(
-            colors.map(Bitboard),
-            by_role,
-            turn,
+        Ok((
+            Position::from_bitboards(colors.map(Bitboard), by_role, turn),
+            self.digits_of(index, pair, codes, wk, bk),
         ))
     }
 
@@ -526,21 +539,37 @@ impl TableIndex {
         let mut codes = [0; MAX_GROUPS];
         // As in `decode`: each digit from the index's own quotients, which do not wait for one another.
         let within = self.within_side(index);
-        let mut above = self.per_pair_divisor.quotient(within);
+        let pair = self.per_pair_divisor.quotient(within);
+        let mut above = pair;
         for (g, (group, weight)) in self.groups.iter().zip(&self.weight_divisors).enumerate() {
             let quotient = weight.quotient(within);
             codes[g] = quotient - above * group.radix;
             above = quotient;
         }
+        self.digits_of(index, pair, codes, wk, bk)
+    }
+
+    /// The digits of `index`, whose king pair has the number `pair` and the kings `white_king` and `black_king`, and
+    /// whose men's digits are `codes`.
+    #[inline(always)]
+    fn digits_of(
+        &self,
+        index: u64,
+        pair: u64,
+        codes: [u64; MAX_GROUPS],
+        white_king: Square,
+        black_king: Square,
+    ) -> Digits {
         Digits {
             turned: if index >= self.half {
                 index - self.half
             } else {
                 index + self.half
             },
+            men: self.within_side(index) - pair * self.per_pair,
             codes,
-            low_king: wk.index().min(bk.index()),
-            high_king: wk.index().max(bk.index()),
+            low_king: white_king.index().min(black_king.index()),
+            high_king: white_king.index().max(black_king.index()),
         }
     }
 
@@ -613,7 +642,7 @@ impl TableIndex {
     /// position, found from the digits. `None` when the new kings are not canonical as they stand (a symmetry would
     /// turn the board) or stand on the diagonal; the caller then encodes the position. The other men's digits change
     /// only for a group with a man between the king's two squares, whose ranks among the free squares shift.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn after_king_move(
         &self,
         digits: &Digits,
@@ -632,26 +661,39 @@ impl TableIndex {
             return None;
         }
         let (low_king, high_king) = (white.min(black), white.max(black));
-        // A man on a square s has the rank s minus the kings below it: the rank changes for s in (lo, hi].
+        // A man on a square s has the rank s minus the kings below it: the rank changes for s strictly between the
+        // king's two squares (neither holds a man), up by one when the king went up past it, else down by one.
         let (lo, hi) = (from.index().min(to.index()), from.index().max(to.index()));
-        let shifted = (u64::MAX << (lo + 1)) & (u64::MAX >> (63 - hi));
-        let mut index = u64::from(pair.number);
-        for (g, group) in self.groups.iter().enumerate() {
-            let squares = pos.by_piece(group.piece.color, group.piece.role);
-            let code = if squares.0 & shifted != 0 {
-                group_code(group, squares, low_king, high_king)
-            } else {
-                digits.codes[g]
-            };
-            index = index * group.radix + code;
-        }
+        let between = (u64::MAX << (lo + 1)) & (u64::MAX >> (64 - hi));
         // The position after the move has the other side to move, as the index `turned`.
         let side = if digits.turned >= self.half {
             self.half
         } else {
             0
         };
-        Some(side + index)
+        let mut index = side + u64::from(pair.number) * self.per_pair + digits.men;
+        for (g, group) in self.groups.iter().enumerate() {
+            let squares = pos.by_piece(group.piece.color, group.piece.role);
+            // A pawn's rank does not count the kings.
+            if squares.0 & between == 0 || group.piece.role == Role::Pawn {
+                continue;
+            }
+            let code = if group.count == 1 {
+                if from.index() < to.index() {
+                    digits.codes[g] + 1
+                } else {
+                    digits.codes[g] - 1
+                }
+            } else {
+                group_code(group, squares, low_king, high_king)
+            };
+            // A digit may fall: wrapping arithmetic gives the exact (in-range) result.
+            index = index.wrapping_add(
+                code.wrapping_sub(digits.codes[g])
+                    .wrapping_mul(self.weights[g]),
+            );
+        }
+        Some(index)
     }
 
     /// The king-pair digit of the positions with these kings: what [`pair_of`](Self::pair_of) gives their indices.
@@ -680,6 +722,13 @@ impl TableIndex {
     #[inline(always)]
     pub fn position(&self, index: u64) -> Option<Position> {
         self.legal(index, self.decode(index).ok()?)
+    }
+
+    /// [`position`](Self::position) and its [`digits`](Self::digits), found together.
+    #[inline(always)]
+    pub(crate) fn position_with_digits(&self, index: u64) -> Option<(Position, Digits)> {
+        let (pos, digits) = self.decode_men::<false>(index).ok()?;
+        Some((self.legal(index, pos)?, digits))
     }
 
     /// `pos`, the placement decoded from `index`, if it is a legal position numbered `index`. Decoding puts one
@@ -717,7 +766,7 @@ impl TableIndex {
         while index < range.end {
             // A side's indices are whole rows, so an index's place in its row is its remainder by the row.
             let row_end = (index - index % row + row).min(range.end);
-            let Ok(others) = self.decode_men::<true>(index) else {
+            let Ok((others, _)) = self.decode_men::<true>(index) else {
                 for index in index..row_end {
                     visit(index, None);
                 }
