@@ -266,35 +266,25 @@ impl<'a> ChessGame<'a> {
         {
             return retro_game::count_by_expanding(self, index, exit);
         }
-        let own_pair = self.index.pair_of(index);
-        // King moves that keep the king pair (a symmetric image of the kings' placement), by target square.
-        let mut same_pair = Bitboard::EMPTY;
-        let mut inside = 0u64;
+        let us = pos.turn();
         let mut any = false;
-        // The other men's quiet moves are counted, not visited.
-        let others = pos.count_quiet_visit_rest(|m| {
+        // The quiet moves are counted, the king's by their squares; captures and promotions leave the table.
+        let (others, king_steps) = pos.count_quiet_visit_conversions(|m| {
             any = true;
-            if m.converts() {
-                exit(self.exit_value(pos, &m));
-                return;
-            }
-            inside += 1;
-            let pair = match pos.turn() {
-                Color::White => self.index.pair_number(m.to, black_king),
-                Color::Black => self.index.pair_number(white_king, m.to),
-            };
-            if pair == own_pair {
-                same_pair = same_pair.with(m.to);
-            }
+            exit(self.exit_value(pos, &m));
         });
-        inside += others;
-        any |= others > 0;
-        if !any {
+        let mut inside = others + u64::from(king_steps.count());
+        if !any && inside == 0 {
             return (no_move_node(pos), 0);
         }
+        // King moves that keep the king pair's number (a symmetric image of the kings' placement).
+        let (king, other_king) = match us {
+            Color::White => (white_king, black_king),
+            Color::Black => (black_king, white_king),
+        };
+        let same_pair = king_steps & self.index.pair_keeping_steps(us, king, other_king);
         if same_pair.nonempty() {
             // Rare: name the other men's targets, and fold each such king move that reaches one of them.
-            let us = pos.turn();
             let digits = self.index.digits(index, pos);
             let mut others = [0 as Index; QUIET_CAPACITY];
             let mut n = 0;

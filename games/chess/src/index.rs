@@ -137,6 +137,9 @@ struct KingPairs {
     pairs: Vec<(Square, Square)>,
     /// For every raw (White king, Black king), how to make it canonical.
     raw: Vec<KingPair>,
+    /// For every colour, square of its king and square of the other king, the squares next to its king from which
+    /// the kings make a pair of the same number: the king steps that keep the pair's digit.
+    pair_keeping: Vec<Bitboard>,
 }
 
 impl KingPairs {
@@ -201,9 +204,29 @@ impl KingPairs {
                 raw_pairs.push(pair);
             }
         }
+        let number =
+            |white: Square, black: Square| raw_pairs[white.index() * 64 + black.index()].number;
+        let mut pair_keeping = Vec::with_capacity(2 * 64 * 64);
+        for color in [Color::White, Color::Black] {
+            for king in Square::all() {
+                for other in Square::all() {
+                    let pair = |king: Square| match color {
+                        Color::White => number(king, other),
+                        Color::Black => number(other, king),
+                    };
+                    let own = pair(king);
+                    let steps = crate::attacks::king(king)
+                        .into_iter()
+                        .filter(|&to| own != u16::MAX && pair(to) == own)
+                        .fold(Bitboard::EMPTY, Bitboard::with);
+                    pair_keeping.push(steps);
+                }
+            }
+        }
         KingPairs {
             pairs,
             raw: raw_pairs,
+            pair_keeping,
         }
     }
 }
@@ -241,6 +264,8 @@ pub struct TableIndex {
     pairs: &'static [(Square, Square)],
     /// For every raw (White king, Black king), how to make it canonical.
     raw_pairs: &'static [KingPair],
+    /// The king steps that keep the pair's number ([`KingPairs::pair_keeping`]).
+    pair_keeping: &'static [Bitboard],
     /// Product of the radices of the groups after each group: the weight of its digit.
     weights: Vec<u64>,
     /// The same weights, as divisors.
@@ -297,6 +322,7 @@ impl TableIndex {
             slots,
             pairs: &kings.pairs,
             raw_pairs: &kings.raw,
+            pair_keeping: &kings.pair_keeping,
             per_pair,
             per_pair_divisor: Divisor::new(per_pair),
             half,
@@ -696,10 +722,11 @@ impl TableIndex {
         Some(index)
     }
 
-    /// The king-pair digit of the positions with these kings: what [`pair_of`](Self::pair_of) gives their indices.
+    /// The squares next to `king`, the king of `color`, to which it steps keeping its pair with `other` (the other
+    /// king) of the same number: where such a step may reach a symmetric image of a position another move reaches.
     #[inline]
-    pub(crate) fn pair_number(&self, white_king: Square, black_king: Square) -> u64 {
-        u64::from(self.raw_pairs[white_king.index() * 64 + black_king.index()].number)
+    pub(crate) fn pair_keeping_steps(&self, color: Color, king: Square, other: Square) -> Bitboard {
+        self.pair_keeping[(color.index() * 64 + king.index()) * 64 + other.index()]
     }
 
     /// The king-pair digit of an index: two indices with different digits have different king placements.

@@ -451,12 +451,13 @@ impl Position {
         danger: Bitboard,
         exposed: Bitboard,
         visit: &mut F,
-    ) -> u64 {
+    ) -> (u64, Bitboard) {
         let us = self.turn;
         let own = self.by_color(us);
         let theirs = self.by_color(us.other());
         let occupied = self.occupied();
         let mut quiet = 0u64;
+        let mut king_steps = Bitboard::EMPTY;
         for role in [
             Role::Knight,
             Role::Bishop,
@@ -473,6 +474,10 @@ impl Position {
                 let free = role != Role::King && !exposed.contains(from);
                 let one_by_one = if !LIST_QUIET && free {
                     quiet += u64::from((targets & !occupied).count());
+                    targets & theirs
+                } else if !LIST_QUIET && role == Role::King {
+                    // The king's targets are safe already: its quiet moves are told as a set.
+                    king_steps = targets & !occupied;
                     targets & theirs
                 } else {
                     targets
@@ -494,7 +499,7 @@ impl Position {
                     if !free && role != Role::King && !self.leaves_king_safe(from, to, taken) {
                         continue;
                     }
-                    if !LIST_QUIET && capture.is_none() && role != Role::King {
+                    if !LIST_QUIET && capture.is_none() {
                         quiet += 1;
                     } else {
                         visit(ChessMove {
@@ -509,7 +514,7 @@ impl Position {
                 }
             }
         }
-        quiet
+        (quiet, king_steps)
     }
 
     /// Visits every legal pawn move of the side to move; `exposed` holds the squares from which a man may be
@@ -672,15 +677,20 @@ impl Position {
         }
     }
 
-    /// Counts the legal moves of the side to move that neither capture nor promote, other than the king's, and
-    /// visits all the others (captures, promotions, king moves) as [`visit_legal_moves`](Self::visit_legal_moves)
-    /// does: what counting moves needs, faster. A man off every line through its king, when the king is not in
-    /// check, may go to every empty square it attacks: those are counted at once.
+    /// Counts the legal moves of the side to move that neither capture nor promote, other than the king's; visits
+    /// the others that do (captures, promotions) as [`visit_legal_moves`](Self::visit_legal_moves) does; and gives
+    /// the squares the king may step to without capturing. What counting moves needs, faster: a man off every line
+    /// through its king, when the king is not in check, may go to every empty square it attacks, and the king to
+    /// every empty square the opponent does not attack; those are counted at once.
     #[inline]
-    pub fn count_quiet_visit_rest<F: FnMut(ChessMove)>(&self, mut visit: F) -> u64 {
+    pub fn count_quiet_visit_conversions<F: FnMut(ChessMove)>(
+        &self,
+        mut visit: F,
+    ) -> (u64, Bitboard) {
         let (danger, exposed) = self.dangers();
         let us = self.turn;
-        let mut quiet = self.visit_piece_moves::<false, F>(danger, exposed, &mut visit);
+        let (mut quiet, king_steps) =
+            self.visit_piece_moves::<false, F>(danger, exposed, &mut visit);
         if self.by_piece(us, Role::Pawn).nonempty() {
             self.visit_pawn_moves(exposed, |m| {
                 if m.converts() {
@@ -690,7 +700,7 @@ impl Position {
                 }
             });
         }
-        quiet
+        (quiet, king_steps)
     }
 
     #[inline]

@@ -6,7 +6,7 @@ mod common;
 use std::collections::BTreeSet;
 
 use common::{MATERIALS, Rng, random_position};
-use retro_chess::{Color, Material, MoveList, Piece, Position, Role, Square};
+use retro_chess::{Bitboard, Color, Material, MoveList, Piece, Position, Role, Square};
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Position as _, fen::Fen};
 
 fn positions_per_material() -> u64 {
@@ -166,15 +166,26 @@ fn for_random_positions(seed: u64, mut check: impl FnMut(&Position, &MoveList)) 
 fn counting_quiet_moves_agrees_with_listing_them() {
     for_random_positions(3, |pos, moves| {
         let mut visited = Vec::new();
-        let quiet = pos.count_quiet_visit_rest(|m| visited.push(m));
+        let (quiet, king_steps) = pos.count_quiet_visit_conversions(|m| visited.push(m));
         let expected: Vec<_> = moves
             .as_slice()
             .iter()
-            .filter(|m| m.converts() || m.role == Role::King)
+            .filter(|m| m.converts())
             .copied()
             .collect();
         assert_eq!(visited, expected, "{}", pos.fen());
-        assert_eq!(quiet as usize + visited.len(), moves.len(), "{}", pos.fen());
+        let listed_steps = moves
+            .as_slice()
+            .iter()
+            .filter(|m| m.role == Role::King && !m.converts())
+            .fold(Bitboard::EMPTY, |steps, m| steps.with(m.to));
+        assert_eq!(king_steps, listed_steps, "{}", pos.fen());
+        assert_eq!(
+            quiet as usize + visited.len() + king_steps.count() as usize,
+            moves.len(),
+            "{}",
+            pos.fen()
+        );
     });
 }
 
