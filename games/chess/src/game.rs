@@ -267,14 +267,14 @@ impl<'a> ChessGame<'a> {
             return retro_game::count_by_expanding(self, index, exit);
         }
         let us = pos.turn();
-        let mut any = false;
+        let mut converts = false;
         // The quiet moves are counted, the king's by their squares; captures and promotions leave the table.
         let (others, king_steps) = pos.count_quiet_visit_conversions(|m| {
-            any = true;
+            converts = true;
             exit(self.exit_value(pos, &m));
         });
         let mut inside = others + u64::from(king_steps.count());
-        if !any && inside == 0 {
+        if !converts && inside == 0 {
             return (no_move_node(pos), 0);
         }
         // King moves that keep the king pair's number (a symmetric image of the kings' placement).
@@ -296,7 +296,6 @@ impl<'a> ChessGame<'a> {
                     n += 1;
                 }
             });
-            let king = pos.king(us);
             for to in same_pair {
                 let target = self
                     .index
