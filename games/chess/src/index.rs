@@ -100,15 +100,21 @@ fn transform_board(t: usize, squares: Bitboard) -> Bitboard {
 fn group_code(group: &Group, squares: Bitboard, low_king: usize, high_king: usize) -> u64 {
     let mut code = 0;
     for (i, sq) in squares.enumerate() {
-        let s = sq.index();
-        let rank = if group.piece.role == Role::Pawn {
-            s - 8
-        } else {
-            s - (s > low_king) as usize - (s > high_king) as usize
-        };
-        code += BINOMIAL[rank][i + 1];
+        code += BINOMIAL[rank(group.piece.role, sq, low_king, high_king)][i + 1];
     }
     code
+}
+
+/// The rank of square `sq` among the squares a man of `role` may stand on: for a pawn, among ranks 2 to 7; for a
+/// piece, among the squares the kings (on `low_king` and `high_king`) leave free.
+#[inline(always)]
+fn rank(role: Role, sq: Square, low_king: usize, high_king: usize) -> usize {
+    let s = sq.index();
+    if role == Role::Pawn {
+        s - 8
+    } else {
+        s - usize::from(s > low_king) - usize::from(s > high_king)
+    }
 }
 
 /// No group: a (colour, role) that the material does not have.
@@ -646,13 +652,7 @@ impl TableIndex {
                 .wrapping_sub(digits.codes[g].wrapping_mul(weight));
             let (low, high) = (digits.low_king, digits.high_king);
             for from in origins {
-                let s = from.index();
-                let rank = if role == Role::Pawn {
-                    s - 8
-                } else {
-                    s - usize::from(s > low) - usize::from(s > high)
-                };
-                visit(base.wrapping_add(rank as u64 * weight));
+                visit(base.wrapping_add(rank(role, from, low, high) as u64 * weight));
             }
         } else {
             let others = group.0 & !to.bb().0;

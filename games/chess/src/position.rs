@@ -865,7 +865,7 @@ impl Position {
             let mut legal = Bitboard::EMPTY;
             for from in origins {
                 if !self.before(&Unmove { role, from, to }).in_check(victim) {
-                    legal = Bitboard(legal.0 | from.bb().0);
+                    legal = legal.with(from);
                 }
             }
             legal
@@ -928,7 +928,7 @@ impl Position {
                     let mut after = *self;
                     after.ep_square = Some(one);
                     if !after.has_legal_ep() {
-                        origins = Bitboard(origins.0 | two.bb().0);
+                        origins = origins.with(two);
                     }
                 }
             }
@@ -950,8 +950,8 @@ impl Position {
         self.with_man_moved(mover, u.role, u.from.bb().0 | u.to.bb().0, mover)
     }
 
-    /// Visits the un-move of `role` from `from` to `to` if the side to move here is not in check in the position
-    /// before it.
+    /// Checks what makes a placement a legal table position: one king each, kings not adjacent, no pawn on the first
+    /// or last rank, the side not to move not in check. Returns a one-line reason otherwise.
     pub fn validate(&self) -> Result<(), PositionError> {
         for color in [Color::White, Color::Black] {
             let kings = self.by_piece(color, Role::King).count();

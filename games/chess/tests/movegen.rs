@@ -6,7 +6,7 @@ mod common;
 use std::collections::BTreeSet;
 
 use common::{MATERIALS, Rng, random_position};
-use retro_chess::{Bitboard, Color, Material, MoveList, Piece, Position, Role, Square};
+use retro_chess::{Bitboard, ChessMove, Color, Material, MoveList, Piece, Position, Role, Square};
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Position as _, fen::Fen};
 
 fn positions_per_material() -> u64 {
@@ -162,17 +162,22 @@ fn for_random_positions(seed: u64, mut check: impl FnMut(&Position, &MoveList)) 
     }
 }
 
+/// The captures and promotions among `moves`, in their order.
+fn listed_conversions(moves: &MoveList) -> Vec<ChessMove> {
+    moves
+        .as_slice()
+        .iter()
+        .filter(|m| m.converts())
+        .copied()
+        .collect()
+}
+
 #[test]
 fn counting_quiet_moves_agrees_with_listing_them() {
     for_random_positions(3, |pos, moves| {
         let mut visited = Vec::new();
         let (quiet, king_steps) = pos.count_quiet_visit_conversions(|m| visited.push(m));
-        let expected: Vec<_> = moves
-            .as_slice()
-            .iter()
-            .filter(|m| m.converts())
-            .copied()
-            .collect();
+        let expected = listed_conversions(moves);
         assert_eq!(visited, expected, "{}", pos.fen());
         let listed_steps = moves
             .as_slice()
@@ -195,12 +200,7 @@ fn the_conversions_are_the_captures_and_promotions_listed() {
     for_random_positions(7, |pos, moves| {
         let mut visited = Vec::new();
         pos.visit_conversions(|m| visited.push(m));
-        let expected: Vec<_> = moves
-            .as_slice()
-            .iter()
-            .filter(|m| m.converts())
-            .copied()
-            .collect();
+        let expected = listed_conversions(moves);
         assert_eq!(visited, expected, "{}", pos.fen());
         seen += visited.len();
     });
@@ -219,12 +219,7 @@ fn a_quiet_move_is_found_exactly_when_one_is_listed() {
         let mut conversions = Vec::new();
         let quiet = pos.visit_conversions_find_quiet(|m| conversions.push(m));
         assert_eq!(quiet, listed, "{}", pos.fen());
-        let expected: Vec<_> = moves
-            .as_slice()
-            .iter()
-            .filter(|m| m.converts())
-            .copied()
-            .collect();
+        let expected = listed_conversions(moves);
         assert_eq!(conversions, expected, "{}", pos.fen());
         if listed {
             yes += 1;
