@@ -317,14 +317,14 @@ fn build_one<F: Family>(
     }
     // Taken out of the solution, which later tables may hold for their exits: only this table's writer needs them.
     let best_exits = solution.take_best_exits();
-    let values = |i: Index| solution.value(i);
+    let values = retro_table::Runs(&solution);
     let written = write_values(
         family,
         table,
         &game,
         best_exits.as_ref(),
         params,
-        &values,
+        values,
         &args.out,
         &choices,
         share.writer_threads,
@@ -409,20 +409,30 @@ pub(crate) fn check_distance_block(values: Option<u32>) -> Result<()> {
 /// `dyn Fn`, so that the writer's passes over every index inline the lookup: KQRvKR's writing took 2.5 s instead of
 /// 2.9 s, Dobutsu's 6.4 s instead of 7.4 s.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn write_values<F: Family, V: Fn(Index) -> Option<Value> + Sync>(
+pub(crate) fn write_values<F: Family, V: retro_table::ValueSource + Send>(
     family: &F,
     table: &F::Table,
     game: &F::Game<'_>,
     best_exits: Option<&retro_engine::BestExits>,
     params: Vec<(String, String)>,
-    values: &V,
+    values: V,
     out: &Path,
     choices: &Choices,
     writer_threads: usize,
 ) -> Result<retro_table::Written> {
     let name = family.table_name(table);
     let payload = family.payload(table);
+    let side_ranges = family.side_ranges(table);
     let side_of = family.side_of(table);
+    // Sides that are ranges of the index, in order, are told by comparing the index with where each side after the
+    // first starts, without a branch, in the writer's loops; the family's function is a call on every index.
+    let side_starts: Vec<Index> = side_ranges.iter().skip(1).map(|side| side.start).collect();
+    let side_at = |i: Index| match side_starts.as_slice() {
+        _ if side_ranges.is_empty() => side_of(i) as u8,
+        // Two sides (chess): one comparison.
+        [second] => u8::from(i >= *second),
+        starts => starts.iter().map(|&start| u8::from(i >= start)).sum(),
+    };
     let best_exit = |i: Index| match best_exits {
         Some(kept) => kept.get(i),
         None => retro_game::Game::best_exit(game, i),
@@ -439,14 +449,14 @@ pub(crate) fn write_values<F: Family, V: Fn(Index) -> Option<Value> + Sync>(
         name: &name,
         params,
         sides: family.sides(table).len() as u8,
-        side_of: |i: Index| side_of(i) as u8,
+        side_of: side_at,
         size: family.stored(game),
         payload: &payload,
         exits,
         index_periods: &index_periods,
         index_digits: &index_digits,
         distance_omitted: if choices.one_side {
-            omitted_side(&family.side_ranges(table), values)
+            omitted_side(&side_ranges, &values)
         } else {
             None
         },
@@ -464,7 +474,7 @@ pub(crate) fn write_values<F: Family, V: Fn(Index) -> Option<Value> + Sync>(
 /// `None` unless the family's two sides to move are ranges of the index.
 fn omitted_side(
     sides: &[Range<Index>],
-    values: impl Fn(Index) -> Option<Value> + Sync,
+    values: &impl retro_table::ValueSource,
 ) -> Option<Range<Index>> {
     /// Values compressed at a time, at zstd's fastest level, to compare the sides.
     const CHUNK: u64 = 1 << 16;
@@ -479,7 +489,7 @@ fn omitted_side(
                 let start = side.start + c * CHUNK;
                 let codes: Vec<u8> = (start..(start + CHUNK).min(side.end))
                     .flat_map(|i| {
-                        (retro_probe::format::distance_code(values(i)) as u16).to_le_bytes()
+                        (retro_probe::format::distance_code(values.value(i)) as u16).to_le_bytes()
                     })
                     .collect();
                 zstd::bulk::compress(&codes, 1).map_or(codes.len(), |c| c.len())

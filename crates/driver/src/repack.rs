@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use retro_family::{Family, Flags, Index};
+use retro_family::{Family, Flags};
 
 use crate::build::with_threads;
 use crate::directory::Directory;
@@ -103,7 +103,7 @@ fn repack_one<F: Family>(
                 game,
                 None,
                 params,
-                &|i: Index| values.value(i),
+                retro_table::Runs(&values),
                 &args.tables,
                 &Choices {
                     compact: args.compact,

@@ -156,6 +156,41 @@ pub trait Width: Send + Sync + Sized + 'static {
         }
     }
 
+    /// The code ([`Value::code`]) of the final value of a cell (open cells are draws): what [`Width::decode`] and
+    /// [`Cells::value`] give, found by arithmetic and selects instead of their branches, since a table's writer reads
+    /// every cell and the outcomes of neighbouring cells follow no pattern a branch predictor learns.
+    #[inline(always)]
+    fn final_code(raw: u32) -> u64 {
+        let r = u64::from(raw);
+        let unresolved = u64::from(raw != Self::HOLE);
+        if Self::BY_PARITY {
+            // A loss in 2k plies is LOST_BASE + k, code 3 + 4k; a win in 2k + 1 is WON_BASE + k, code 4 + 4k. Both
+            // are computed for every cell and one kept: the other wraps, harmlessly.
+            let lost = r
+                .wrapping_sub(u64::from(Self::LOST_BASE))
+                .wrapping_mul(4)
+                .wrapping_add(3);
+            let won = r
+                .wrapping_sub(u64::from(Self::WON_BASE))
+                .wrapping_mul(4)
+                .wrapping_add(4);
+            let resolved = if raw < Self::WON_BASE { lost } else { won };
+            if raw <= Self::HOLE {
+                unresolved
+            } else {
+                resolved
+            }
+        } else {
+            let plies = u64::from(raw & Self::DISTANCE_BITS);
+            let resolved = 2 + 2 * plies + u64::from(raw & Self::WON == 0);
+            if raw & Self::RESOLVED != 0 {
+                resolved
+            } else {
+                unresolved
+            }
+        }
+    }
+
     /// Whether cells of this width can hold `state` (its distance, and its parity when they store by parity).
     fn holds(state: State) -> bool {
         match state {
@@ -396,6 +431,14 @@ impl<W: Width> Cells<W> {
         self.array.bytes(len)
     }
 
+    /// The final values of the cells from `first` on as codes ([`Value::code`]), one for each entry of `out`.
+    pub fn codes(&self, first: usize, out: &mut [u64]) {
+        let cells = &self.array.as_slice()[first..first + out.len()];
+        for (cell, code) in cells.iter().zip(out) {
+            *code = W::final_code(W::load(cell));
+        }
+    }
+
     /// The final value of a position once the engine has finished: open cells are draws.
     pub fn value(&self, i: usize) -> Option<Value> {
         match self.state(i) {
@@ -429,6 +472,34 @@ mod tests {
         let width = CellWidth::of::<W>();
         assert_eq!((width.bits(), width.by_parity()), (W::BITS, W::BY_PARITY));
         assert_eq!(CellWidth::from_label(width.label()), Some(width));
+    }
+
+    /// The code of every raw cell agrees with its decoded value: every cell of the narrow widths, and a spread of
+    /// the 32-bit ones with each flag.
+    #[test]
+    fn final_codes_are_the_codes_of_the_decoded_values() {
+        fn agrees<W: Width>(raws: impl Iterator<Item = u32>) {
+            for raw in raws {
+                let value = match W::decode(raw) {
+                    State::Hole => None,
+                    State::Open(_) => Some(Value::DRAW),
+                    State::Won(p) => Some(Value::win(p)),
+                    State::Lost(p) => Some(Value::loss(p)),
+                };
+                assert_eq!(
+                    W::final_code(raw),
+                    Value::code(value),
+                    "{} {raw:#x}",
+                    W::NAME
+                );
+            }
+        }
+        agrees::<P8>(0..=0xff);
+        agrees::<W8>(0..=0xff);
+        agrees::<W16>(0..=0xffff);
+        let spread = (0..=0xffffu32)
+            .flat_map(|low| [low, low << 16 | low, !low, low | 1 << 31, low | 3 << 30]);
+        agrees::<W32>(spread);
     }
 
     #[test]

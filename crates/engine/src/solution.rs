@@ -164,6 +164,16 @@ impl retro_game::Values for Solution {
         Solution::value(self, index)
     }
 
+    fn codes(&self, first: Index, out: &mut [u64]) {
+        let first = first as usize;
+        match &self.cells {
+            SolvedCells::P8(c) => c.codes(first, out),
+            SolvedCells::W8(c) => c.codes(first, out),
+            SolvedCells::W16(c) => c.codes(first, out),
+            SolvedCells::W32(c) => c.codes(first, out),
+        }
+    }
+
     fn longest_plies(&self) -> u32 {
         self.stats().max_plies
     }

@@ -78,11 +78,39 @@ fn check_table<F: Family>(
     if stored > size {
         return Err(format!("{name}: stores {stored} indices of {size}"));
     }
+    // Sides kept as ranges follow one another from index 0, in the order of the sides, over the stored indices.
+    let side_ranges = family.side_ranges(table);
+    if !side_ranges.is_empty() {
+        let starts: Vec<Index> = side_ranges.iter().map(|side| side.start).collect();
+        let ends: Vec<Index> = side_ranges.iter().map(|side| side.end).collect();
+        if starts[0] != 0 || starts[1..] != ends[..ends.len() - 1] || ends[ends.len() - 1] != stored
+        {
+            return Err(format!(
+                "{name}: side ranges {side_ranges:?} do not cover 0..{stored} in order"
+            ));
+        }
+        if side_ranges.len() != family.sides(table).len() {
+            return Err(format!(
+                "{name}: {} side ranges for {} sides",
+                side_ranges.len(),
+                family.sides(table).len()
+            ));
+        }
+    }
+    let side_of = family.side_of(table);
     let step = (size / every.max(1)).max(1);
     let mut index = 0;
     while index < size {
         check_index(family, table, game, index, stored, payloads, checked)
             .map_err(|e| format!("{name}, index {index}: {e}"))?;
+        if let Some(side) = side_ranges.iter().position(|side| side.contains(&index))
+            && side_of(index) != side
+        {
+            return Err(format!(
+                "{name}, index {index}: side {} by side_of, {side} by the side ranges",
+                side_of(index)
+            ));
+        }
         checked.indices += 1;
         // Spread the sample, and shift it so that it does not fall on one residue only.
         index += if step == 1 { 1 } else { step + index % 7 };

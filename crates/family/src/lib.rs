@@ -390,7 +390,9 @@ pub trait Family: Sync + 'static {
 
     /// The indices of each side to move of a table, where each side is one range of the index and every move of a
     /// position of one side reaches the other side or leaves the table: a distance file may then leave one side out
-    /// (`generate --one-side`), its values found by searching their moves. Empty (the default) when not so.
+    /// (`generate --one-side`), its values found by searching their moves. Empty (the default) when not so. In the
+    /// order of [`Family::sides`], one after the other from index 0: the side of an index ([`Family::side_of`]) is
+    /// the range it falls in.
     fn side_ranges(&self, table: &Self::Table) -> Vec<std::ops::Range<Index>> {
         let _ = table;
         Vec::new()

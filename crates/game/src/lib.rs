@@ -101,6 +101,20 @@ impl Value {
         }
     }
 
+    /// A value, or a hole (`None`), as one number: 0 a hole, 1 a draw, `2 + 2d` a win in `d` plies, `3 + 2d` a loss
+    /// in `d` plies. Distance files store these codes (FORMAT.md), and a table's writer reads its values as them
+    /// ([`Values::codes`]): counting and encoding a code is arithmetic, without a branch on the outcome.
+    pub fn code(value: Option<Value>) -> u64 {
+        match value {
+            None => 0,
+            Some(v) => match v.outcome {
+                Outcome::Draw => 1,
+                Outcome::Win => 2 + 2 * u64::from(v.plies),
+                Outcome::Loss => 3 + 2 * u64::from(v.plies),
+            },
+        }
+    }
+
     /// The value, for the player who moved, of moving into a position worth `self` to its player to move: a loss in
     /// `d` becomes a win in `d + 1`, a win in `d` a loss in `d + 1`, a draw stays a draw.
     pub fn back(self) -> Value {
@@ -286,6 +300,15 @@ pub fn best_exit_by_counting<G: Game + ?Sized>(game: &G, index: Index) -> Outcom
 pub trait Values: Sync + Send {
     /// The value at `index`; `None` for a hole.
     fn value(&self, index: Index) -> Option<Value>;
+
+    /// The values of the indices from `first` on as codes ([`Value::code`]), one for each entry of `out`. Values
+    /// that would otherwise find out on every index how they are held (the engine's solution, whose cells come in
+    /// several widths) find out once here; a table's writer reads every index this way.
+    fn codes(&self, first: Index, out: &mut [u64]) {
+        for (index, code) in (first..).zip(out) {
+            *code = Value::code(self.value(index));
+        }
+    }
 
     /// The longest distance, in plies, of any win or loss: a table exiting into these values starts with cells
     /// wide enough for one ply more. Only a hint (0 when unknown): the engine widens cells that turn out too narrow.

@@ -213,6 +213,16 @@ impl Encoding {
         }
     }
 
+    /// [`Encoding::distance_code`] of the value of a (plain) distance code.
+    #[inline]
+    pub fn stored_code(self, code: u64) -> u64 {
+        if self.by_parity() {
+            parity_code_of(code)
+        } else {
+            code
+        }
+    }
+
     /// The value of a code of a distance file of this encoding; `None` for a hole.
     #[inline]
     pub fn distance_value(self, code: u32) -> Option<Value> {
@@ -395,14 +405,7 @@ pub fn wdl_outcome(code: u8) -> Option<Outcome> {
 /// The code of a value in the distance file: 0 a hole, 1 a draw, `2 + 2d` a win in `d` plies, `3 + 2d` a loss in
 /// `d` plies.
 pub fn distance_code(value: Option<Value>) -> u64 {
-    match value {
-        None => 0,
-        Some(v) => match (v.outcome(), v.plies()) {
-            (Outcome::Win, Some(d)) => 2 + 2 * u64::from(d),
-            (Outcome::Loss, Some(d)) => 3 + 2 * u64::from(d),
-            _ => 1,
-        },
-    }
+    Value::code(value)
 }
 
 /// The value of a distance code; `None` for a hole. Every code up to `u32::MAX` is valid.
@@ -418,24 +421,33 @@ pub fn distance_value(code: u32) -> Option<Value> {
 /// Whether a value may be stored by parity ([`parity_code`]): a hole, a draw, a win in an odd number of plies or a
 /// loss in an even number.
 pub fn has_parity(value: Option<Value>) -> bool {
-    value.is_none_or(|v| match (v.outcome(), v.plies()) {
-        (Outcome::Win, Some(d)) => d % 2 == 1,
-        (Outcome::Loss, Some(d)) => d % 2 == 0,
-        _ => true,
-    })
+    code_has_parity(distance_code(value))
+}
+
+/// [`has_parity`] of the value of a distance code: a win in an odd number of plies is a code of 4k, a loss in an
+/// even number one of 4k + 3; the codes of 4k + 2 (wins in even numbers) and of 4k + 1 above 1 (losses in odd
+/// numbers) have none.
+#[inline]
+pub fn code_has_parity(code: u64) -> bool {
+    // `|`, not `||`: no branch, for the writer's count of every index.
+    code.is_multiple_of(4) | (code % 4 == 3) | (code == 1)
 }
 
 /// The code of a value in a distance file by parity: 0 a hole, 1 a draw, `d + 1` a win in `d` plies (odd: the code
 /// is even), `d + 3` a loss in `d` plies (even: the code is odd). Only for values that [`has_parity`].
 pub fn parity_code(value: Option<Value>) -> u64 {
     debug_assert!(has_parity(value), "{value:?} has no code by parity");
-    match value {
-        None => 0,
-        Some(v) => match (v.outcome(), v.plies()) {
-            (Outcome::Win, Some(d)) => u64::from(d) + 1,
-            (Outcome::Loss, Some(d)) => u64::from(d) + 3,
-            _ => 1,
-        },
+    parity_code_of(distance_code(value))
+}
+
+/// [`parity_code`] of the value of a distance code: a hole and a draw keep theirs, a win's `2 + 2d` becomes
+/// `d + 1`, a loss's `3 + 2d` becomes `d + 3`.
+#[inline]
+pub fn parity_code_of(code: u64) -> u64 {
+    if code < 2 {
+        code
+    } else {
+        (code + 3 * (code & 1)) / 2
     }
 }
 
@@ -1593,6 +1605,29 @@ mod tests {
             Encoding::distance_for(distance_code(Some(Value::win(127)))),
             Some(Encoding::Distance16)
         );
+    }
+
+    #[test]
+    fn parity_read_from_codes_agrees_with_the_values() {
+        for d in 0..300u32 {
+            for (value, parity) in [(Value::win(d), d % 2 == 1), (Value::loss(d), d % 2 == 0)] {
+                let code = distance_code(Some(value));
+                assert_eq!(code_has_parity(code), parity, "{value:?}");
+                if parity {
+                    let by_parity = match value.outcome() {
+                        Outcome::Win => u64::from(d) + 1,
+                        _ => u64::from(d) + 3,
+                    };
+                    assert_eq!(parity_code_of(code), by_parity, "{value:?}");
+                    assert_eq!(parity_value(by_parity as u32), Some(value));
+                }
+            }
+        }
+        for value in [None, Some(Value::DRAW)] {
+            let code = distance_code(value);
+            assert!(code_has_parity(code));
+            assert_eq!(parity_code_of(code), code);
+        }
     }
 
     #[test]

@@ -16,7 +16,10 @@
 //! Whatever fails, the temporary files are removed, so a final name only ever holds a complete, checked file. The
 //! bytes do not depend on the number of threads: each block is compressed on its own with the same settings.
 
+mod source;
 mod write;
+
+pub use source::{Runs, ValueSource};
 
 pub use write::{
     TableSpec, WdlOrder, WriteError, WriteOptions, Written, block_values_allowed, write_table,

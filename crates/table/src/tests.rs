@@ -739,6 +739,28 @@ fn bad_names_and_sides_are_refused() {
     let err = write_table(dir.path(), &bad_side, |_| Some(Value::DRAW)).unwrap_err();
     assert!(err.to_string().contains("side_of"), "{err}");
     assert!(!table_path(dir.path(), "graph", "s", FileKind::Wdl).exists());
+    // The first position of a side the table does not have is named; holes may have any side.
+    let err = write_table(dir.path(), &bad_side, |i| (i >= 3).then_some(Value::DRAW)).unwrap_err();
+    assert!(err.to_string().contains("side_of(3) = 1"), "{err}");
+    let sides_of_holes = TableSpec {
+        game: "graph",
+        name: "h",
+        params: Vec::new(),
+        sides: 1,
+        side_of: |i| u8::from(i >= 5),
+        size: 10,
+        payload: b"",
+        exits: None,
+        index_periods: &[],
+        index_digits: &[],
+        distance_omitted: None,
+        options: WriteOptions::default(),
+    };
+    let written = write_table(dir.path(), &sides_of_holes, |i| {
+        (i < 5).then_some(Value::DRAW)
+    })
+    .unwrap();
+    assert_eq!((written.meta.holes, written.meta.sides[0].draws), (5, 5));
 }
 
 // --- damaged files ---------------------------------------------------------------------------------------------
