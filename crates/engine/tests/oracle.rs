@@ -4,7 +4,7 @@ mod common;
 
 use common::{Rng, brute_force, random_game};
 use retro_engine::{Game, PlayConvention, SolveOptions, Value, certify, solve};
-use retro_game::best_exit_by_counting;
+use retro_game::{Outcome, Values, best_exit_by_counting};
 
 fn check_many(seed: u64, games: usize, partizan: bool, with_exits: bool) {
     let mut rng = Rng(seed);
@@ -40,6 +40,45 @@ fn check_many(seed: u64, games: usize, partizan: bool, with_exits: bool) {
                     seen[v.outcome() as usize] += 1;
                 }
             }
+            // The totals, and the values read as codes a run at a time, are those of the values one by one.
+            let stats = solution.stats();
+            let of = |outcome| {
+                expected
+                    .iter()
+                    .flatten()
+                    .filter(|v| v.outcome() == outcome)
+                    .count() as u64
+            };
+            let plies = expected.iter().flatten().filter_map(|v| v.plies());
+            assert_eq!(
+                (stats.positions, stats.wins, stats.draws, stats.losses),
+                (
+                    expected.iter().flatten().count() as u64,
+                    of(Outcome::Win),
+                    of(Outcome::Draw),
+                    of(Outcome::Loss)
+                ),
+                "case {case}"
+            );
+            assert_eq!(
+                stats.max_plies,
+                plies.clone().max().unwrap_or(0),
+                "case {case}"
+            );
+            assert_eq!(
+                stats.sum_plies,
+                plies.map(u64::from).sum::<u64>(),
+                "case {case}"
+            );
+            let mut codes = vec![0; expected.len().saturating_sub(1)];
+            Values::codes(&solution, 1, &mut codes);
+            assert!(
+                codes
+                    .iter()
+                    .zip(&expected[1..])
+                    .all(|(&c, &e)| c == Value::code(e)),
+                "case {case}"
+            );
             certify(&game, convention, |i| solution.value(i)).unwrap();
             // Counted only when a move is first refuted, the moves give the same values.
             let uncounted = solve(&game.clone().surveyed_uncounted(), &options).unwrap();
