@@ -425,7 +425,7 @@ pub(crate) fn write_values<F: Family, V: retro_table::ValueSource + Send>(
     let side_ranges = family.side_ranges(table);
     let side_of = family.side_of(table);
     // Sides that are ranges of the index, in order, are told by comparing the index with where each side after the
-    // first starts, without a branch, in the writer's loops; the family's function is a call on every index.
+    // first starts, inlined in the writer's loops; the family's function would be a call on every index.
     let side_starts: Vec<Index> = side_ranges.iter().skip(1).map(|side| side.start).collect();
     let side_at = |i: Index| match side_starts.as_slice() {
         _ if side_ranges.is_empty() => side_of(i) as u8,

@@ -722,40 +722,31 @@ fn bad_names_and_sides_are_refused() {
         let err = write_table(dir.path(), &spec(name, 10, 1, b""), |_| None).unwrap_err();
         assert!(matches!(err, WriteError::Spec(_)), "{err}");
     }
-    let bad_side = TableSpec {
-        game: "graph",
-        name: "s",
-        params: Vec::new(),
-        sides: 1,
-        side_of: |_| 1,
-        size: 10,
-        payload: b"",
-        exits: None,
-        index_periods: &[],
-        index_digits: &[],
-        distance_omitted: None,
-        options: WriteOptions::default(),
-    };
+    /// A table of one side and ten indices, whose indices have the sides `side_of` gives.
+    fn one_side<S: Fn(Index) -> u8 + Sync>(name: &str, side_of: S) -> TableSpec<'_, S> {
+        TableSpec {
+            game: "graph",
+            name,
+            params: Vec::new(),
+            sides: 1,
+            side_of,
+            size: 10,
+            payload: b"",
+            exits: None,
+            index_periods: &[],
+            index_digits: &[],
+            distance_omitted: None,
+            options: WriteOptions::default(),
+        }
+    }
+    let bad_side = one_side("s", |_| 1);
     let err = write_table(dir.path(), &bad_side, |_| Some(Value::DRAW)).unwrap_err();
     assert!(err.to_string().contains("side_of"), "{err}");
     assert!(!table_path(dir.path(), "graph", "s", FileKind::Wdl).exists());
     // The first position of a side the table does not have is named; holes may have any side.
     let err = write_table(dir.path(), &bad_side, |i| (i >= 3).then_some(Value::DRAW)).unwrap_err();
     assert!(err.to_string().contains("side_of(3) = 1"), "{err}");
-    let sides_of_holes = TableSpec {
-        game: "graph",
-        name: "h",
-        params: Vec::new(),
-        sides: 1,
-        side_of: |i| u8::from(i >= 5),
-        size: 10,
-        payload: b"",
-        exits: None,
-        index_periods: &[],
-        index_digits: &[],
-        distance_omitted: None,
-        options: WriteOptions::default(),
-    };
+    let sides_of_holes = one_side("h", |i| u8::from(i >= 5));
     let written = write_table(dir.path(), &sides_of_holes, |i| {
         (i < 5).then_some(Value::DRAW)
     })

@@ -782,7 +782,7 @@ where
         for w in 0..ORDER_SAMPLES {
             let start = (2 * w + 1) * (size - window) / (2 * ORDER_SAMPLES);
             let stored = start..start + window;
-            let (own, sides) = own_and_sides(order.indices(stored.clone()), values, side_of);
+            let (own, sides) = own_and_sides(stored.clone(), Some(&order), values, side_of);
             let codes = majority_codes(&own, &sides, |k| {
                 exits.is_some_and(|best_exit| {
                     let outcome = format::wdl_outcome(own[k]).expect("a position's code");
@@ -1053,10 +1053,8 @@ impl FileWriter<'_> {
             Encoding::Wdl2 => {
                 // The block holds stored positions: indices, unless the file has another order. Each position's own
                 // code, and its side to move (for the fill by the most frequent outcome of each side).
-                let (own, sides) = match &self.order {
-                    None => own_and_sides_in(range.clone(), values, side_of),
-                    Some(order) => own_and_sides(order.indices(range.clone()), values, side_of),
-                };
+                let (own, sides) =
+                    own_and_sides(range.clone(), self.order.as_ref(), values, side_of);
                 let index_of = |k: usize| {
                     let stored = range.start + k as Index;
                     self.order
@@ -1710,24 +1708,11 @@ where
     range.map(|i| own_code(values.value(i))).collect()
 }
 
-/// The own code ([`own_code`]) and the side to move of each of `indices`, in their order.
+/// The own code ([`own_code`]) and the side to move of each stored position of `range`: the indices of the range, or
+/// in a file of another order the indices that order stores there, whose values are read one at a time.
 fn own_and_sides<S, V>(
-    indices: impl Iterator<Item = Index>,
-    values: &V,
-    side_of: &S,
-) -> (Vec<u8>, Vec<u8>)
-where
-    S: Fn(Index) -> u8,
-    V: ValueSource,
-{
-    indices
-        .map(|i| (own_code(values.value(i)), side_of(i)))
-        .unzip()
-}
-
-/// [`own_and_sides`] of a range of indices, their values read a run at a time.
-fn own_and_sides_in<S, V>(
     range: std::ops::Range<Index>,
+    order: Option<&ValueOrder>,
     values: &V,
     side_of: &S,
 ) -> (Vec<u8>, Vec<u8>)
@@ -1735,6 +1720,12 @@ where
     S: Fn(Index) -> u8,
     V: ValueSource,
 {
+    if let Some(order) = order {
+        return order
+            .indices(range)
+            .map(|i| (own_code(values.value(i)), side_of(i)))
+            .unzip();
+    }
     let len = (range.end - range.start) as usize;
     let (mut own, mut sides) = (Vec::with_capacity(len), Vec::with_capacity(len));
     for_each_run(values, range, |first, codes| {
