@@ -426,8 +426,11 @@ pub(crate) fn write_values<F: Family, V: retro_table::ValueSource + Send>(
     let side_of = family.side_of(table);
     // Sides that are ranges of the index, in order, are told by comparing the index with where each side after the
     // first starts, inlined in the writer's loops; the family's function would be a call on every index.
+    // A table of one side to move has every index on side 0 (the family contract checks `side_of` against it).
     let side_starts: Vec<Index> = side_ranges.iter().skip(1).map(|side| side.start).collect();
+    let one_side = family.sides(table).len() == 1;
     let side_at = |i: Index| match side_starts.as_slice() {
+        _ if one_side => 0,
         _ if side_ranges.is_empty() => side_of(i) as u8,
         // Two sides (chess): one comparison.
         [second] => u8::from(i >= *second),

@@ -98,11 +98,19 @@ fn check_table<F: Family>(
         }
     }
     let side_of = family.side_of(table);
+    let sides = family.sides(table).len();
     let step = (size / every.max(1)).max(1);
     let mut index = 0;
     while index < size {
         check_index(family, table, game, index, stored, payloads, checked)
             .map_err(|e| format!("{name}, index {index}: {e}"))?;
+        // Every stored index is on one of the table's sides (what the writer counts).
+        if index < stored && side_of(index) >= sides {
+            return Err(format!(
+                "{name}, index {index}: side {} of {sides}",
+                side_of(index)
+            ));
+        }
         if let Some(side) = side_ranges.iter().position(|side| side.contains(&index))
             && side_of(index) != side
         {
