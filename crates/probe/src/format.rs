@@ -206,17 +206,14 @@ impl Encoding {
     /// The code of a value in a distance file of this encoding.
     #[inline]
     pub fn distance_code(self, value: Option<Value>) -> u64 {
-        if self.by_parity() {
-            parity_code(value)
-        } else {
-            distance_code(value)
-        }
+        self.stored_code(distance_code(value))
     }
 
     /// [`Encoding::distance_code`] of the value of a (plain) distance code.
     #[inline]
     pub fn stored_code(self, code: u64) -> u64 {
         if self.by_parity() {
+            debug_assert!(code_has_parity(code), "code {code} has no code by parity");
             parity_code_of(code)
         } else {
             code

@@ -2,8 +2,8 @@
 //!
 //! The writer visits every index several times (counting, the WDL file, the distance file). A function called on
 //! each index costs a call and, for the engine's solution, the choice of its cells' width every time, and a value's
-//! outcome is a branch that mispredicts on mixed outcomes: KQRvKR's 220 M indices spent about 3 s of a core in
-//! those calls. [`Runs`] reads a run of values at once, as codes ([`Value::code`], [`Values::codes`]), and the
+//! outcome is a branch that mispredicts on mixed outcomes: KQRvKR's 220 M indices spent about 4 s of a core in
+//! those calls (`perf`, 2 threads). [`Runs`] reads a run of values at once, as codes ([`Value::code`], [`Values::codes`]), and the
 //! writer's loops count and encode codes by arithmetic.
 
 use retro_game::{Index, Value, Values};

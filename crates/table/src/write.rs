@@ -1746,10 +1746,10 @@ fn own_code_of(code: u64) -> u8 {
     }
 }
 
-/// A value's own 2-bit code: its outcome's, or [`HOLE`].
+/// A value's own 2-bit code: its outcome's ([`format::wdl_code`]), or [`HOLE`].
 #[inline]
 fn own_code(value: Option<Value>) -> u8 {
-    value.map_or(HOLE, |v| format::wdl_code(v.outcome()))
+    own_code_of(Value::code(value))
 }
 
 /// The 2-bit codes of a block, one per byte. `own` is each index's own code ([`own_code`]); `may_lower(k)` says
@@ -2001,11 +2001,8 @@ mod tests {
     fn own_codes_read_from_value_codes_are_the_values_own_codes() {
         let values = (0..300).flat_map(|d| [Some(Value::win(d)), Some(Value::loss(d))]);
         for value in values.chain([None, Some(Value::DRAW)]) {
-            assert_eq!(
-                own_code_of(Value::code(value)),
-                own_code(value),
-                "{value:?}"
-            );
+            let own = value.map_or(HOLE, |v| format::wdl_code(v.outcome()));
+            assert_eq!(own_code(value), own, "{value:?}");
         }
         let mut counts = CodeCounts::default();
         let mut expected = SideCounts::default();
