@@ -46,6 +46,9 @@ pub struct EngineArgs {
     /// `generate` for a table whose WDL file stores floors, never on the command line.
     #[cfg_attr(feature = "cli", arg(skip))]
     pub best_exits: bool,
+    /// For tests: whether the engine pulls wins where the game has turns (by default as its measured costs say).
+    #[cfg_attr(feature = "cli", arg(skip))]
+    pub test_pulling: retro_engine::Pulling,
 }
 
 impl EngineArgs {
@@ -60,6 +63,7 @@ impl EngineArgs {
             best_exits: self.best_exits,
             testing: retro_engine::Testing {
                 disk_full_after: self.test_disk_full_after,
+                pulling: self.test_pulling,
                 ..Default::default()
             },
         }

@@ -8,10 +8,22 @@ use std::path::Path;
 
 use retro_driver::EngineArgs;
 use retro_driver::generate::{GenerateArgs, generate};
+use retro_engine::Pulling;
 use retro_family::Flags;
 use retro_probe::checksum::checksum;
 
 fn build(out: &Path, game: &str, variant: &str, flags: Flags, threads: usize) {
+    build_pulling(out, game, variant, flags, threads, Pulling::default());
+}
+
+fn build_pulling(
+    out: &Path,
+    game: &str,
+    variant: &str,
+    flags: Flags,
+    threads: usize,
+    pulling: Pulling,
+) {
     generate(&GenerateArgs {
         game: game.into(),
         variant: vec![variant.into()],
@@ -20,6 +32,7 @@ fn build(out: &Path, game: &str, variant: &str, flags: Flags, threads: usize) {
         engine: EngineArgs {
             threads: Some(threads),
             quiet: true,
+            test_pulling: pulling,
             ..Default::default()
         },
         ..Default::default()
@@ -91,6 +104,19 @@ fn small_tables_keep_their_bytes_whatever_the_threads() {
         built.push(sums(dir.path()));
     }
     assert_eq!(built[0], built[1], "one thread and two wrote other bytes");
+    // Wins pulled forward from the open positions, or never, rather than as the costs say: the same bytes.
+    for pulling in [Pulling::Always, Pulling::Never] {
+        let dir = tempfile::tempdir().unwrap();
+        for material in ["KPvK", "KQvKR"] {
+            build_pulling(dir.path(), "chess", material, Flags::default(), 2, pulling);
+        }
+        let chess: Vec<_> = built[0]
+            .iter()
+            .filter(|(name, _)| name.starts_with("chess/"))
+            .cloned()
+            .collect();
+        assert_eq!(sums(dir.path()), chess, "{pulling:?} wrote other bytes");
+    }
     // The chess WDL files hold floors since format version 3 (captures and promotions complete them at probe time):
     // their bytes changed then, and no other file's did. Their headers changed again when chess wrote its index
     // layout as a short name (`chess-1`) and stopped writing the material, which the header's table name says: every

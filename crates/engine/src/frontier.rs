@@ -6,6 +6,7 @@
 //! positions resolves one position per generation, and scanning a ten-million-bit map ten million times would turn a
 //! linear algorithm quadratic. Which form a frontier takes changes nothing in the result.
 
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use bitvec::prelude::{BitSlice, Lsb0};
@@ -72,18 +73,7 @@ impl Frontier {
         M: Fn() -> V + Sync,
     {
         let flushed = AtomicBool::new(false);
-        let cap = collector_capacity(next.size);
-        let start = || {
-            let collector = Collector {
-                local: Vec::new(),
-                cap,
-                added: 0,
-                next_words: next.words.as_slice(),
-                flushed: &flushed,
-                deferred: Schedule::default(),
-            };
-            (walker(), collector)
-        };
+        let start = || (walker(), next.collector(&flushed));
         fn finish<'a, V: Walker>((mut walker, mut collector): (V, Collector<'a>)) -> Collector<'a> {
             walker.finish(&mut collector);
             collector
@@ -113,16 +103,115 @@ impl Frontier {
                 .map(finish)
                 .collect()
         };
-        let flushed = flushed.load(Ordering::Relaxed);
-        collectors
-            .into_iter()
-            .map(|c| Gathered {
-                local: c.local,
-                added: c.added,
-                flushed,
-                deferred: c.deferred,
+        Gathered::from(collectors, &flushed)
+    }
+
+    /// Runs `task` on every range of `chunks`, in parallel, each task with a collector of this (empty) frontier:
+    /// the positions it resolves join this frontier. Returns what the collectors gathered, for
+    /// [`Frontier::absorb`] (with what a [walk](Frontier::walk) into the same frontier gathered, if any).
+    pub fn gather<T>(&self, chunks: &[Range<u64>], task: T) -> Vec<Gathered>
+    where
+        T: Fn(Range<u64>, &mut Collector) + Sync,
+    {
+        let flushed = AtomicBool::new(false);
+        let collectors: Vec<Collector> = chunks
+            .par_iter()
+            .fold(
+                || self.collector(&flushed),
+                |mut collector, chunk| {
+                    task(chunk.clone(), &mut collector);
+                    collector
+                },
+            )
+            .collect();
+        Gathered::from(collectors, &flushed)
+    }
+
+    /// A collector of positions for this frontier.
+    fn collector<'a>(&'a self, flushed: &'a AtomicBool) -> Collector<'a> {
+        Collector {
+            local: Vec::new(),
+            cap: collector_capacity(self.size),
+            added: 0,
+            next_words: self.words.as_slice(),
+            flushed,
+            deferred: Schedule::default(),
+        }
+    }
+
+    /// Whether `index` is in the frontier.
+    #[inline]
+    pub fn contains(&self, index: u64) -> bool {
+        if self.dense {
+            let word = self.words.as_slice()[(index / 64) as usize].load(Ordering::Relaxed);
+            word & (1 << (index % 64)) != 0
+        } else {
+            self.sparse.binary_search(&index).is_ok()
+        }
+    }
+
+    /// How many positions of the frontier are in `range`.
+    pub fn count_range(&self, range: Range<u64>) -> u64 {
+        let range = range.start.min(self.size)..range.end.min(self.size);
+        if range.is_empty() {
+            return 0;
+        }
+        if !self.dense {
+            let from = self.sparse.partition_point(|&i| i < range.start);
+            let to = self.sparse.partition_point(|&i| i < range.end);
+            return (to - from) as u64;
+        }
+        // Whole words by their population count, the two ends bit by bit.
+        let words = self.words.as_slice();
+        let (first, last) = (range.start.div_ceil(64), range.end / 64);
+        if first >= last {
+            return self.count_in(range, |_| true);
+        }
+        let middle: u64 = words[first as usize..last as usize]
+            .par_chunks(1 << 14)
+            .map(|chunk| {
+                chunk
+                    .iter()
+                    .map(|w| u64::from(w.load(Ordering::Relaxed).count_ones()))
+                    .sum::<u64>()
             })
-            .collect()
+            .sum();
+        middle
+            + self.count_in(range.start..first * 64, |_| true)
+            + self.count_in(last * 64..range.end, |_| true)
+    }
+
+    /// How many positions of the frontier in `range` `keep` holds for, counted in parallel.
+    pub fn count_in<F>(&self, range: Range<u64>, keep: F) -> u64
+    where
+        F: Fn(u64) -> bool + Sync,
+    {
+        let range = range.start.min(self.size)..range.end.min(self.size);
+        if range.is_empty() {
+            return 0;
+        }
+        if !self.dense {
+            let from = self.sparse.partition_point(|&i| i < range.start);
+            let to = self.sparse.partition_point(|&i| i < range.end);
+            return self.sparse[from..to]
+                .par_iter()
+                .filter(|&&i| keep(i))
+                .count() as u64;
+        }
+        let bits = self.bits();
+        let per_task = (WORDS_PER_TASK * 64) as u64;
+        let tasks = (range.end - range.start).div_ceil(per_task) as usize;
+        (0..tasks)
+            .into_par_iter()
+            .map(|task| {
+                let start = range.start + task as u64 * per_task;
+                let end = (start + per_task).min(range.end);
+                bits[start as usize..end as usize]
+                    .iter_ones()
+                    .filter(|&bit| keep(start + bit as u64))
+                    .count() as u64
+            })
+            .sum()
     }
 
     /// Makes this (empty) frontier the union of what the collectors gathered; returns the later values they
@@ -243,6 +332,22 @@ pub struct Gathered {
     added: u64,
     flushed: bool,
     deferred: Schedule,
+}
+
+impl Gathered {
+    /// What `collectors` gathered; `flushed` tells whether any of them wrote to the bitmap already.
+    fn from(collectors: Vec<Collector>, flushed: &AtomicBool) -> Vec<Gathered> {
+        let flushed = flushed.load(Ordering::Relaxed);
+        collectors
+            .into_iter()
+            .map(|c| Gathered {
+                local: c.local,
+                added: c.added,
+                flushed,
+                deferred: c.deferred,
+            })
+            .collect()
+    }
 }
 
 /// Gathers the positions one worker resolves for the next generation.

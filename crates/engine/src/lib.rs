@@ -12,6 +12,7 @@
 //! - `exits`: the best outcome of each position's exits, kept from initialisation for a writer of WDL floors;
 //! - `schedule`: values known early (exits, terminal positions) waiting for their generation;
 //! - `frontier`: the positions resolved in one generation, as a bitmap or a list;
+//! - `pull`: a generation's wins found forward from the open positions, where that costs less than walking back;
 //! - `solve`: initialisation and the generations, all in memory;
 //! - `sliced`: the same generations out of core, slice by slice through files of a work directory, with
 //!   checkpoints that let a killed build resume;
@@ -31,6 +32,7 @@ mod mapped;
 mod memory;
 mod packed;
 mod prefetch;
+mod pull;
 mod schedule;
 mod sliced;
 mod solution;
@@ -42,6 +44,8 @@ pub use certificate::{Inconsistency, certify, expected_value};
 pub use exits::BestExits;
 pub use mapped::Backing;
 pub use memory::default_budget;
+#[doc(hidden)]
+pub use pull::Pulling;
 pub use retro_game::{Game, Index, Inside, Move, Node, Outcome, PlayConvention, Value};
 pub use solution::{Report, Solution, Stats};
 
@@ -87,6 +91,9 @@ pub struct Testing {
     /// Gather at most this many of the positions a generation resolves on the sliced path (beyond, the next
     /// frontier is read off the cells) instead of a share of the budget.
     pub gathered_cap: Option<u64>,
+    /// Whether an in-memory build pulls the wins of a generation where the game has turns: as the measured costs
+    /// say, always, or never.
+    pub pulling: Pulling,
     /// Do not sync files to the disk (a killed process loses nothing without it; a power cut would): keeps the
     /// thousands of small builds of the tests fast.
     pub skip_sync: bool,

@@ -24,9 +24,13 @@ pub struct Stats {
     pub cell_bytes: u32,
 }
 
-/// How a solve went, besides its values: the out-of-core figures. Everything is zero for an in-memory solve.
+/// How a solve went, besides its values: the out-of-core figures (all zero for an in-memory solve), and how an
+/// in-memory solve found its wins.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Report {
+    /// Times an in-memory solve found the wins that one range's losses give by looking forward from the open
+    /// positions rather than back from the losses (see [`Game::turns`](retro_game::Game::turns)).
+    pub pulls: u64,
     /// Slices the index space was cut into (0: solved in memory, without a work directory).
     pub slices: u64,
     /// Indices per slice.

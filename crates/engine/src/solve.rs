@@ -30,6 +30,7 @@ use crate::kernel::{
     Effect, Findings, Refuters, initial, initial_each, loss_floor, moves_to_refute, update,
 };
 use crate::mapped::Backing;
+use crate::pull::{Pulling, SharedTally, Tally, Turns};
 use crate::schedule::{Schedule, bucket_bytes};
 use crate::solution::Solution;
 use crate::{EngineError, Progress, SolveOptions};
@@ -64,6 +65,7 @@ pub fn solve<G: Game>(
         budget: budget - exit_bytes,
         beside_arrays,
         best_exits: exit_bytes > 0,
+        pulling: options.testing.pulling,
     };
     match width {
         CellWidth::P8 => context.start::<P8>(),
@@ -99,11 +101,13 @@ pub(crate) fn start_width(
     }
 }
 
-/// The bytes the in-memory engine needs for `size` indices: cells of `bits` bits, two frontier bitmaps and the
-/// bitmap of positions with refuting exits.
+/// The bytes the in-memory engine needs for `size` indices: cells of `bits` bits, two frontier bitmaps, the
+/// bitmap of positions with refuting exits, and the list of open positions a pull of wins may keep
+/// ([`Turns::list_bytes`]).
 pub(crate) fn footprint(size: u64, bits: u32) -> u64 {
     size.saturating_mul(u64::from(bits) / 8)
         .saturating_add(size / 8 * 3)
+        .saturating_add(Turns::list_bytes(size))
 }
 
 /// Cells copied per band when they widen (see [`widen`]): the narrow cells of one band are given back only once it
@@ -251,6 +255,8 @@ struct Context<'a, G> {
     beside_arrays: u64,
     /// Whether to keep the best outcome of every position's exits.
     best_exits: bool,
+    /// Whether to pull wins where the game has turns ([`crate::pull`]).
+    pulling: Pulling,
 }
 
 /// The engine between two generations.
@@ -264,6 +270,8 @@ struct Run<W: Width> {
     generation: u32,
     resolved: u64,
     best_exits: Option<BestExits>,
+    /// The game's split by the player to move, if it has one, and what pulling wins would cost.
+    turns: Option<Turns>,
 }
 
 impl<G: Game> Context<'_, G> {
@@ -311,7 +319,10 @@ impl<G: Game> Context<'_, G> {
         let refuters = Refuters::new(size, &self.backing)?;
         let best_exits = self.best_exits.then(|| BestExits::new(size)).transpose()?;
         let generation_zero = AtomicU64::new(0);
-        let (schedule, stretches) = (0..chunks)
+        let ranges = game.turns();
+        let no_turns = [0..0, 0..0];
+        let sides = ranges.as_ref().unwrap_or(&no_turns);
+        let (schedule, stretches, positions) = (0..chunks)
             .into_par_iter()
             .fold(Initialised::default, |mut out, chunk| {
                 let mut zero = 0u64;
@@ -320,7 +331,7 @@ impl<G: Game> Context<'_, G> {
                 if findings.misfit() {
                     return out;
                 }
-                let schedule = &mut out.0;
+                let (schedule, positions) = (&mut out.0, &mut out.2);
                 let mut floors = Vec::new();
                 let chunk = start..(start + INIT_CHUNK).min(size);
                 initial_each::<G, W>(game, self.convention, chunk, max_moves, |index, initial| {
@@ -332,6 +343,9 @@ impl<G: Game> Context<'_, G> {
                         exits.record(index, initial.best_exit);
                     }
                     if let Some(state) = findings.record(initial) {
+                        if state != State::Hole {
+                            positions[Turns::side(sides, index)] += 1;
+                        }
                         cells.set_raw(index as usize, W::encode(state));
                         match state {
                             State::Won(0) | State::Lost(0) => {
@@ -356,10 +370,14 @@ impl<G: Game> Context<'_, G> {
                 }
                 out
             })
-            .reduce(Initialised::default, |(a, mut a_floors), (b, b_floors)| {
-                a_floors.extend(b_floors);
-                (a.merge(b), a_floors)
-            });
+            .reduce(
+                Initialised::default,
+                |(a, mut a_floors, a_positions), (b, b_floors, b_positions)| {
+                    a_floors.extend(b_floors);
+                    let positions = std::array::from_fn(|k| a_positions[k] + b_positions[k]);
+                    (a.merge(b), a_floors, positions)
+                },
+            );
         if !findings.fits(max_moves)? {
             return Ok(None);
         }
@@ -373,6 +391,7 @@ impl<G: Game> Context<'_, G> {
             generation: 0,
             resolved: 0,
             best_exits,
+            turns: ranges.map(|ranges| Turns::new(ranges, size, positions, self.pulling)),
         }))
     }
 
@@ -382,6 +401,12 @@ impl<G: Game> Context<'_, G> {
             // Publish the positions scheduled for this generation whose tentative value still stands.
             let seeds = run.schedule.take(g);
             let cells = &run.cells;
+            let seeded_losses = match &run.turns {
+                Some(turns) if !seeds.is_empty() => {
+                    seeded_losses::<W>(turns.ranges(), &seeds, cells, g)
+                }
+                _ => [0; 2],
+            };
             run.frontier.extend(
                 &seeds,
                 |i| matches!(cells.state(i as usize), State::Won(p) | State::Lost(p) if p == g),
@@ -409,27 +434,52 @@ impl<G: Game> Context<'_, G> {
                 frontier: run.frontier.len(),
                 resolved: run.resolved,
             });
+            let pulled = match &mut run.turns {
+                Some(turns) => turns.plan(&run.frontier, &run.cells, seeded_losses, g),
+                None => [false; 2],
+            };
             // A build of one thread updates its cells with plain stores, which let the processor overlap the
             // cache misses of successive updates (see `Cells::replace`).
             if rayon::current_num_threads() == 1 {
-                self.walk::<W, false>(&mut run);
+                self.walk::<W, false>(&mut run, pulled);
             } else {
-                self.walk::<W, true>(&mut run);
+                self.walk::<W, true>(&mut run, pulled);
             }
             std::mem::swap(&mut run.frontier, &mut run.next);
             run.next.clear();
             run.generation = g + 1;
         }
-        Ok(
-            Solution::new(W::into_solved(run.cells), run.generation)
-                .with_best_exits(run.best_exits),
-        )
+        let report = crate::Report {
+            pulls: run.turns.as_ref().map_or(0, |turns| turns.pulls),
+            ..Default::default()
+        };
+        Ok(Solution::new(W::into_solved(run.cells), run.generation)
+            .with_best_exits(run.best_exits)
+            .with_report(report))
     }
 
     /// Walks back from every position of the frontier (all resolved at generation `g`) and fills the next frontier;
-    /// `SHARED` when other threads walk at the same time ([`update`]).
-    fn walk<W: Width, const SHARED: bool>(&self, run: &mut Run<W>) {
-        let gathered = run.frontier.walk(&run.next, || WalkBack::<G, W, SHARED> {
+    /// `SHARED` when other threads walk at the same time ([`update`]). The wins that the losses of a range of the
+    /// game's turns give are pulled instead where `pulled` says so ([`crate::pull`]), before the walk.
+    fn walk<W: Width, const SHARED: bool>(&self, run: &mut Run<W>, pulled: [bool; 2]) {
+        let mut gathered = Vec::new();
+        if let Some(turns) = &mut run.turns {
+            for r in (0..2).filter(|&r| pulled[r]) {
+                gathered.extend(turns.pull(
+                    r,
+                    self.game,
+                    &run.cells,
+                    &run.frontier,
+                    &run.next,
+                    run.generation,
+                ));
+            }
+        }
+        let no_turns = [0..0, 0..0];
+        let ranges = run.turns.as_ref().map_or(&no_turns, |turns| turns.ranges());
+        let unmoves = [SharedTally::default(), SharedTally::default()];
+        let losses = SharedTally::default();
+        gathered.extend(run.frontier.walk(&run.next, || WalkBack::<G, W, SHARED> {
             game: self.game,
             cells: &run.cells,
             floors: &run.floors,
@@ -437,7 +487,21 @@ impl<G: Game> Context<'_, G> {
             staged: Vec::new(),
             staged_won: false,
             found: Vec::new(),
-        });
+            ranges,
+            pulled,
+            unmoves: [Tally::default(); 2],
+            losses: Tally::default(),
+            measured: &unmoves,
+            measured_losses: &losses,
+        }));
+        if let Some(turns) = &mut run.turns {
+            // A loss found is counted in the tally's items in the first range, its steps in the second.
+            let losses = losses.take();
+            turns.walked(
+                unmoves.map(|tally| tally.take()),
+                [losses.items, losses.steps],
+            );
+        }
         let deferred = run.next.absorb(gathered);
         run.schedule = std::mem::take(&mut run.schedule).merge(deferred);
     }
@@ -459,6 +523,17 @@ struct WalkBack<'a, G, W: Width, const SHARED: bool> {
     staged_won: bool,
     /// The predecessors of the position being walked (kept to reuse its memory).
     found: Vec<u64>,
+    /// The ranges of the game's turns (empty without them), and whether the wins of each range's losses are
+    /// pulled instead of walked back to.
+    ranges: &'a [std::ops::Range<u64>; 2],
+    pulled: [bool; 2],
+    /// The losses of each range walked back from, and their un-moves; added to `measured` when the walk ends.
+    unmoves: [Tally; 2],
+    measured: &'a [SharedTally; 2],
+    /// The losses found for the next generation: in the first range as `items`, in the second as `steps`; added to
+    /// `measured_losses` when the walk ends.
+    losses: Tally,
+    measured_losses: &'a SharedTally,
 }
 
 impl<G: Game, W: Width, const SHARED: bool> WalkBack<'_, G, W, SHARED> {
@@ -481,6 +556,13 @@ impl<G: Game, W: Width, const SHARED: bool> WalkBack<'_, G, W, SHARED> {
                     || moves_to_refute(game, p),
                     || floors.get(p, || loss_floor(game, p)),
                 );
+                if effect == Effect::Resolved {
+                    match Turns::side(self.ranges, p) {
+                        0 => self.losses.items += 1,
+                        1 => self.losses.steps += 1,
+                        _ => {}
+                    }
+                }
                 record(p, effect);
             }
         } else {
@@ -506,11 +588,19 @@ impl<G: Game, W: Width, const SHARED: bool> Walker for WalkBack<'_, G, W, SHARED
                 return;
             }
         };
+        let side = Turns::side(self.ranges, v);
+        if !won && side < 2 && self.pulled[side] {
+            return;
+        }
         let (cells, found) = (self.cells, &mut self.found);
         self.game.unmoves(v, |p| {
             cells.prefetch(p as usize);
             found.push(p);
         });
+        if !won && side < 2 {
+            self.unmoves[side].items += 1;
+            self.unmoves[side].steps += found.len() as u64;
+        }
         self.update_staged(next);
         std::mem::swap(&mut self.staged, &mut self.found);
         self.staged_won = won;
@@ -518,11 +608,34 @@ impl<G: Game, W: Width, const SHARED: bool> Walker for WalkBack<'_, G, W, SHARED
 
     fn finish(&mut self, next: &mut Collector) {
         self.update_staged(next);
+        for (measured, tally) in self.measured.iter().zip(self.unmoves) {
+            measured.add(tally);
+        }
+        self.measured_losses.add(self.losses);
     }
 }
 
-/// What the initialisation tasks gather: the later values to schedule, and the loss floors of their stretches.
-type Initialised = (Schedule, Vec<Stretch>);
+/// The positions of `seeds` lost at generation `g` in each range of the game's turns.
+fn seeded_losses<W: Width>(
+    ranges: &[std::ops::Range<u64>; 2],
+    seeds: &crate::schedule::Bucket,
+    cells: &Cells<W>,
+    g: u32,
+) -> [u64; 2] {
+    std::array::from_fn(|r| {
+        seeds
+            .par_indices()
+            .filter(|&i| {
+                ranges[r].contains(&i)
+                    && matches!(cells.state(i as usize), State::Lost(p) if p == g)
+            })
+            .count() as u64
+    })
+}
+
+/// What the initialisation tasks gather: the later values to schedule, the loss floors of their stretches, and the
+/// positions they found in each range of the game's turns and outside both ([`Turns::side`]).
+type Initialised = (Schedule, Vec<Stretch>, [u64; 3]);
 
 /// Moves a run to cells twice as wide.
 fn widen<W: Width>(mut run: Run<W>) -> Result<Run<W::Wider>, EngineError> {
@@ -556,6 +669,7 @@ fn widen<W: Width>(mut run: Run<W>) -> Result<Run<W::Wider>, EngineError> {
         generation: run.generation,
         resolved: run.resolved,
         best_exits: run.best_exits,
+        turns: run.turns,
     })
 }
 

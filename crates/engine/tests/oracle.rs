@@ -2,8 +2,8 @@
 
 mod common;
 
-use common::{Rng, brute_force, random_game};
-use retro_engine::{Game, PlayConvention, SolveOptions, Value, certify, solve};
+use common::{ListGame, Rng, brute_force, random_game, random_partizan_graph};
+use retro_engine::{Game, PlayConvention, Pulling, SolveOptions, Testing, Value, certify, solve};
 use retro_game::{Outcome, Values, best_exit_by_counting};
 
 fn check_many(seed: u64, games: usize, partizan: bool, with_exits: bool) {
@@ -89,6 +89,34 @@ fn check_many(seed: u64, games: usize, partizan: bool, with_exits: bool) {
                     "case {case} ({convention:?}), uncounted, index {i}, game {game:?}"
                 );
             }
+            // Laid out by turns, its wins pulled forward from the open positions (always, never, or as the costs
+            // say), counted at once or not: the same values.
+            if partizan {
+                let n = game.size();
+                for turned in [
+                    game.by_turns(),
+                    game.clone().surveyed_uncounted().by_turns(),
+                ] {
+                    for pulling in [Pulling::Always, Pulling::Never, Pulling::Auto] {
+                        let options = SolveOptions {
+                            convention,
+                            testing: Testing {
+                                pulling,
+                                ..Default::default()
+                            },
+                            ..Default::default()
+                        };
+                        let solution = solve(&turned, &options).unwrap();
+                        for (i, e) in expected.iter().enumerate() {
+                            assert_eq!(
+                                solution.value(ListGame::turn_index(n, i as u64)),
+                                *e,
+                                "case {case} ({convention:?}), by turns, {pulling:?}, index {i}, game {game:?}"
+                            );
+                        }
+                    }
+                }
+            }
         }
     }
     // The random games must exercise every outcome, or the comparison proves little.
@@ -112,6 +140,46 @@ fn partizan_graphs_agree_with_brute_force() {
 fn games_with_exits_terminals_and_holes_agree_with_brute_force() {
     check_many(3, 2000, false, true);
     check_many(4, 1000, true, true);
+}
+
+#[test]
+fn a_large_game_by_turns_pulls_its_wins_exactly() {
+    let game = random_partizan_graph(40_000, 11).by_turns();
+    let solve_pulling = |pulling| {
+        let options = SolveOptions {
+            testing: Testing {
+                pulling,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        solve(&game, &options).unwrap()
+    };
+    let walked = solve_pulling(Pulling::Never);
+    assert_eq!(walked.report().pulls, 0);
+    certify(&game, PlayConvention::Normal, |i| walked.value(i)).unwrap();
+    let outcomes = |outcome| {
+        (0..game.size())
+            .filter(|&i| walked.value(i).map(|v| v.outcome()) == Some(outcome))
+            .count()
+    };
+    assert!(
+        [Outcome::Win, Outcome::Draw, Outcome::Loss]
+            .iter()
+            .all(|&o| outcomes(o) > 1000),
+        "the game has too few of an outcome to prove much"
+    );
+    // As the costs say, a random graph's wins are seldom pulled (chess tables are: see retro-chess's tests).
+    for pulling in [Pulling::Always, Pulling::Auto] {
+        let pulled = solve_pulling(pulling);
+        assert!(
+            pulling == Pulling::Auto || pulled.report().pulls > 0,
+            "never pulled"
+        );
+        for i in 0..game.size() {
+            assert_eq!(pulled.value(i), walked.value(i), "{pulling:?}, index {i}");
+        }
+    }
 }
 
 #[test]

@@ -255,6 +255,15 @@ pub trait Game: Sync {
     /// `Move::To(index)`, as often as `p` has such moves.
     fn unmoves<F: FnMut(Index)>(&self, index: Index, visit: F);
 
+    /// Two ranges of indices, one per player to move, such that no move leads from a position of one range to a
+    /// position of the same range (a chess table of both sides to move: White's positions, then Black's).
+    /// Indices outside both ranges are free of the rule. With them, the engine may find a generation's wins by
+    /// looking forward from the positions still open outside a range, when they are few, rather than back from
+    /// every loss inside it. `None` (the default): the game has no such split.
+    fn turns(&self) -> Option<[Range<Index>; 2]> {
+        None
+    }
+
     /// What a prober finds of the position at `index` by looking one ply ahead into other tables: the best outcome
     /// its [`Move::Exit`]s reach for its side to move, or, for a terminal position, its value's outcome, which the
     /// rules give without any table (a stalemate is a draw). A loss when there is neither (or for a hole). A WDL file

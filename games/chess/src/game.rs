@@ -426,6 +426,13 @@ impl Game for ChessGame<'_> {
         self.longest_exit
     }
 
+    /// White to move, then Black, where the index numbers both (a symmetric material numbers White to move only).
+    /// The positions with en-passant rights are outside both ranges.
+    fn turns(&self) -> Option<[std::ops::Range<Index>; 2]> {
+        let half = self.index.size() / self.index.sides();
+        (self.index.sides() == 2).then(|| [0..half, half..self.index.size()])
+    }
+
     /// The moves of a position. Two moves may reach the same index only when they reach images of one position
     /// under a symmetry, and the targets are folded to one. Quick path: when the kings fix the board's orientation
     /// (they are not both on the long diagonal), the moves of the other pieces keep the king pair and reach distinct

@@ -100,6 +100,16 @@ fn check(name: &str, step: u64) -> u64 {
 
 /// Checks the positions at `indices` (holes are skipped); returns how many were checked.
 fn check_game(game: &ChessGame, indices: impl Iterator<Item = Index>) -> u64 {
+    // White to move, then Black, each half of the index; a symmetric material numbers White to move only.
+    let stored = game.index().size();
+    match game.turns() {
+        Some([white, black]) => {
+            assert!(!game.index().material().is_symmetric());
+            assert_eq!((white.start, white.end, black.end), (0, stored / 2, stored));
+            assert_eq!(black.start, stored / 2);
+        }
+        None => assert!(game.index().material().is_symmetric()),
+    }
     let mut checked = 0;
     let mut sources_seen: BTreeMap<Index, Vec<Index>> = BTreeMap::new();
     for p in indices {
@@ -129,6 +139,19 @@ fn check_game(game: &ChessGame, indices: impl Iterator<Item = Index>) -> u64 {
                 count(&s, before),
                 "{p} <- {before} against {before} -> {p}"
             );
+        }
+        // Every move passes the turn: no target or source shares the range of the turns that `p` is in.
+        if let Some(turns) = game.turns() {
+            let range_of = |i: Index| turns.iter().position(|r| r.contains(&i));
+            if let Some(own) = range_of(p) {
+                for &q in t.iter().chain(&s) {
+                    assert_ne!(
+                        range_of(q),
+                        Some(own),
+                        "{p} and {q} in one range of the turns"
+                    );
+                }
+            }
         }
         if sources_seen.len() > 100_000 {
             sources_seen.clear();

@@ -2,6 +2,8 @@
 // Each test binary uses a part of this module.
 #![allow(dead_code)]
 
+use std::ops::Range;
+
 use retro_engine::{Game, Index, Inside, Move, Node, PlayConvention, Value};
 
 /// One index of a [`ListGame`].
@@ -21,6 +23,8 @@ pub struct ListGame {
     /// Whether [`Game::survey`] leaves the moves inside the table uncounted, for the engine to count when it needs
     /// them (as chess does for most positions).
     uncounted: bool,
+    /// What [`Game::turns`] says.
+    turns: Option<[Range<Index>; 2]>,
 }
 
 impl ListGame {
@@ -42,7 +46,46 @@ impl ListGame {
             preds,
             max_moves,
             uncounted: false,
+            turns: None,
         }
+    }
+
+    /// A partizan game of [`random_game`]'s layout (index 2p + mover) laid out by turns instead: the first
+    /// player's positions, then the second's, as [`Game::turns`] says; the second player's first position is left
+    /// outside both ranges (as a chess table's positions with en-passant rights are). Index `i` of this game goes to
+    /// [`ListGame::turn_index`].
+    pub fn by_turns(&self) -> ListGame {
+        let n = self.entries.len() as Index;
+        assert!(
+            n.is_multiple_of(2),
+            "a partizan game has two indices a position"
+        );
+        let at = |i: Index| ListGame::turn_index(n, i);
+        let mut entries = vec![Entry::Hole; n as usize];
+        for (i, entry) in self.entries.iter().enumerate() {
+            entries[at(i as Index) as usize] = match entry {
+                Entry::Moves(moves) => Entry::Moves(
+                    moves
+                        .iter()
+                        .map(|m| match *m {
+                            Move::To(q) => Move::To(at(q)),
+                            exit => exit,
+                        })
+                        .collect(),
+                ),
+                other => other.clone(),
+            };
+        }
+        let half = n / 2;
+        let mut game = ListGame::new(entries);
+        game.uncounted = self.uncounted;
+        game.turns = Some([0..half, (half + 1).min(n)..n]);
+        game
+    }
+
+    /// Where index `i` (2p + mover) of a partizan game of `n` indices goes when laid out by turns.
+    pub fn turn_index(n: Index, i: Index) -> Index {
+        (i % 2) * (n / 2) + i / 2
     }
 
     /// The same game, whose survey leaves every position's moves inside the table uncounted.
@@ -93,6 +136,10 @@ impl Game for ListGame {
 
     fn unmoves<F: FnMut(Index)>(&self, index: Index, mut visit: F) {
         self.preds[index as usize].iter().for_each(|&p| visit(p));
+    }
+
+    fn turns(&self) -> Option<[Range<Index>; 2]> {
+        self.turns.clone()
     }
 }
 
@@ -270,4 +317,25 @@ pub fn random_graph(n: usize, seed: u64) -> ListGame {
         })
         .collect();
     ListGame::from_graph(&adjacency)
+}
+
+/// [`random_graph`] played by two players: index 2v + mover, each move of `v` made by either player and leading to
+/// the other player's turn (the layout of [`random_game`]'s partizan games).
+pub fn random_partizan_graph(n: usize, seed: u64) -> ListGame {
+    let graph = random_graph(n, seed);
+    let entries = (0..2 * n)
+        .map(|i| match &graph.entries[i / 2] {
+            Entry::Moves(moves) => Entry::Moves(
+                moves
+                    .iter()
+                    .map(|m| match *m {
+                        Move::To(w) => Move::To(2 * w + (1 - i as Index % 2)),
+                        exit => exit,
+                    })
+                    .collect(),
+            ),
+            other => other.clone(),
+        })
+        .collect();
+    ListGame::new(entries)
 }
