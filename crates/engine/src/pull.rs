@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use retro_game::{Game, Move};
 
 use crate::cell::{Cells, State, Width};
-use crate::frontier::{Frontier, Gathered};
+use crate::frontier::{Frontier, Gathered, Settled};
 use crate::kernel::{Effect, update};
 
 /// Indices one task of a pull looks at, when it scans the cells.
@@ -217,6 +217,7 @@ impl Turns {
         r: usize,
         game: &G,
         cells: &Cells<W>,
+        settled: &Settled,
         frontier: &Frontier,
         next: &Frontier,
         g: u32,
@@ -226,6 +227,7 @@ impl Turns {
         let (gathered, moves, list) = pull(
             game,
             cells,
+            settled,
             frontier,
             next,
             range,
@@ -250,7 +252,7 @@ fn lost_raw<W: Width>(g: u32) -> Option<u32> {
 /// Pulls the wins at `g + 1` that the losses at `g` inside `range` give (see the module's documentation): every
 /// position outside `range` that is open, or won later through an exit, is expanded, and won at `g + 1` if one of
 /// its moves reaches a position of `range` in `frontier` whose cell is a loss at `g`. The positions looked at are
-/// those of `list` when the last pull left one, else every index outside `range`. The wins join `next`'s collectors,
+/// those of `list` when the last pull left one, else every index outside `range` not marked `settled`. The wins join `next`'s collectors,
 /// returned for [`Frontier::absorb`]. No other thread may update the cells meanwhile: each position pulled is updated
 /// by the one task that looks at it, with a plain store. Returns too the positions expanded and their moves, and
 /// the list of those left open, in index order, if there are at most `cap`.
@@ -258,6 +260,7 @@ fn lost_raw<W: Width>(g: u32) -> Option<u32> {
 pub(crate) fn pull<G: Game, W: Width>(
     game: &G,
     cells: &Cells<W>,
+    settled: &Settled,
     frontier: &Frontier,
     next: &Frontier,
     range: Range<u64>,
@@ -315,7 +318,23 @@ pub(crate) fn pull<G: Game, W: Width>(
             Some(list) => list[chunk.start as usize..chunk.end as usize]
                 .iter()
                 .for_each(|&p| look(p)),
-            None => chunk.for_each(look),
+            None => {
+                // Settled positions are skipped by their bits, 64 at a time where all are.
+                let mut p = chunk.start;
+                while p < chunk.end {
+                    if p.is_multiple_of(64)
+                        && p + 64 <= chunk.end
+                        && settled.word(p / 64) == u64::MAX
+                    {
+                        p += 64;
+                        continue;
+                    }
+                    if !settled.has(p) {
+                        look(p);
+                    }
+                    p += 1;
+                }
+            }
         }
         measured.add(tally);
         let count = still_open.len() as u64;

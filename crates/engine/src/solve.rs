@@ -25,7 +25,7 @@ use retro_game::{Game, PlayConvention};
 use crate::cell::{CellWidth, Cells, P8, State, W8, W16, W32, Width};
 use crate::exits::BestExits;
 use crate::floors::{Floors, Stretch};
-use crate::frontier::{Collector, Frontier, Walker};
+use crate::frontier::{Collector, Frontier, Settled, Walker};
 use crate::kernel::{
     Effect, Findings, Refuters, initial, initial_each, loss_floor, moves_to_refute, update,
 };
@@ -102,11 +102,11 @@ pub(crate) fn start_width(
 }
 
 /// The bytes the in-memory engine needs for `size` indices: cells of `bits` bits, two frontier bitmaps, the
-/// bitmap of positions with refuting exits, and the list of open positions a pull of wins may keep
-/// ([`Turns::list_bytes`]).
+/// bitmap of positions with refuting exits, that of settled positions, and the list of open positions a pull of
+/// wins may keep ([`Turns::list_bytes`]).
 pub(crate) fn footprint(size: u64, bits: u32) -> u64 {
     size.saturating_mul(u64::from(bits) / 8)
-        .saturating_add(size / 8 * 3)
+        .saturating_add(size / 8 * 4)
         .saturating_add(Turns::list_bytes(size))
 }
 
@@ -267,6 +267,8 @@ struct Run<W: Width> {
     floors: Floors,
     frontier: Frontier,
     next: Frontier,
+    /// The holes, the losses, and the positions of every frontier walked so far.
+    settled: Settled,
     generation: u32,
     resolved: u64,
     best_exits: Option<BestExits>,
@@ -317,6 +319,7 @@ impl<G: Game> Context<'_, G> {
         let mut frontier = Frontier::new(size, &self.backing)?;
         // The positions left open with an exit into a win for the opponent, and their loss floors ([`Floors`]).
         let refuters = Refuters::new(size, &self.backing)?;
+        let settled = Settled::new(size, &self.backing)?;
         let best_exits = self.best_exits.then(|| BestExits::new(size)).transpose()?;
         let generation_zero = AtomicU64::new(0);
         let ranges = game.turns();
@@ -333,6 +336,8 @@ impl<G: Game> Context<'_, G> {
                 }
                 let (schedule, positions) = (&mut out.0, &mut out.2);
                 let mut floors = Vec::new();
+                // The chunk's holes and losses, a bit each: the chunk owns its words (it starts on a word).
+                let mut settled_words = [0u64; (INIT_CHUNK / 64) as usize];
                 let chunk = start..(start + INIT_CHUNK).min(size);
                 initial_each::<G, W>(game, self.convention, chunk, max_moves, |index, initial| {
                     if initial.refuting && matches!(initial.state, Some(State::Open(_))) {
@@ -343,6 +348,12 @@ impl<G: Game> Context<'_, G> {
                         exits.record(index, initial.best_exit);
                     }
                     if let Some(state) = findings.record(initial) {
+                        match state {
+                            State::Hole | State::Lost(_) => {
+                                settled_words[((index - start) / 64) as usize] |= 1 << (index % 64);
+                            }
+                            _ => {}
+                        }
                         if state != State::Hole {
                             positions[Turns::side(sides, index)] += 1;
                         }
@@ -357,6 +368,9 @@ impl<G: Game> Context<'_, G> {
                         }
                     }
                 });
+                for (k, &bits) in settled_words.iter().enumerate() {
+                    settled.mark_word(start / 64 + k as u64, bits);
+                }
                 if !floors.is_empty() {
                     out.1.push((start, floors));
                 }
@@ -388,6 +402,7 @@ impl<G: Game> Context<'_, G> {
             floors: Floors::new(refuters, stretches),
             frontier,
             next: Frontier::new(size, &self.backing)?,
+            settled,
             generation: 0,
             resolved: 0,
             best_exits,
@@ -434,6 +449,7 @@ impl<G: Game> Context<'_, G> {
                 frontier: run.frontier.len(),
                 resolved: run.resolved,
             });
+            run.settled.mark_frontier(&run.frontier);
             let pulled = match &mut run.turns {
                 Some(turns) => turns.plan(&run.frontier, &run.cells, seeded_losses, g),
                 None => [false; 2],
@@ -469,6 +485,7 @@ impl<G: Game> Context<'_, G> {
                     r,
                     self.game,
                     &run.cells,
+                    &run.settled,
                     &run.frontier,
                     &run.next,
                     run.generation,
@@ -483,6 +500,7 @@ impl<G: Game> Context<'_, G> {
             game: self.game,
             cells: &run.cells,
             floors: &run.floors,
+            settled: &run.settled,
             g: run.generation,
             staged: Vec::new(),
             staged_won: false,
@@ -515,6 +533,7 @@ struct WalkBack<'a, G, W: Width, const SHARED: bool> {
     game: &'a G,
     cells: &'a Cells<W>,
     floors: &'a Floors,
+    settled: &'a Settled,
     /// The generation of the frontier.
     g: u32,
     /// The predecessors found for the previous position, their cells prefetched, not yet updated.
@@ -593,13 +612,25 @@ impl<G: Game, W: Width, const SHARED: bool> Walker for WalkBack<'_, G, W, SHARED
             return;
         }
         let (cells, found) = (self.cells, &mut self.found);
-        self.game.unmoves(v, |p| {
-            cells.prefetch(p as usize);
-            found.push(p);
-        });
-        if !won && side < 2 {
-            self.unmoves[side].items += 1;
-            self.unmoves[side].steps += found.len() as u64;
+        if won {
+            self.game.unmoves(v, |p| {
+                cells.prefetch(p as usize);
+                found.push(p);
+            });
+        } else {
+            // A settled predecessor is left alone: a loss cannot change it, and its cell is not even read.
+            let (settled, mut unmoves) = (self.settled, 0);
+            self.game.unmoves(v, |p| {
+                unmoves += 1;
+                if !settled.has(p) {
+                    cells.prefetch(p as usize);
+                    found.push(p);
+                }
+            });
+            if side < 2 {
+                self.unmoves[side].items += 1;
+                self.unmoves[side].steps += unmoves;
+            }
         }
         self.update_staged(next);
         std::mem::swap(&mut self.staged, &mut self.found);
@@ -666,6 +697,7 @@ fn widen<W: Width>(mut run: Run<W>) -> Result<Run<W::Wider>, EngineError> {
         floors: run.floors,
         frontier: run.frontier,
         next: run.next,
+        settled: run.settled,
         generation: run.generation,
         resolved: run.resolved,
         best_exits: run.best_exits,
