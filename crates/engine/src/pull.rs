@@ -211,36 +211,34 @@ impl Turns {
         self.losses = Some(losses);
     }
 
-    /// Pulls the wins that the losses of range `r` at generation `g` give ([`pull`]), into `next`'s collectors.
+    /// Pulls the wins that the losses of range `r` at generation `g` give ([`pull`]), into the next frontier's
+    /// collectors.
     pub fn pull<G: Game, W: Width>(
         &mut self,
         r: usize,
         game: &G,
-        cells: &Cells<W>,
-        settled: &Settled,
-        frontier: &Frontier,
-        next: &Frontier,
+        arrays: Arrays<W>,
         g: u32,
     ) -> Vec<Gathered> {
         let cap = self.size / LIST_SHARE;
         let range = self.ranges[r].clone();
-        let (gathered, moves, list) = pull(
-            game,
-            cells,
-            settled,
-            frontier,
-            next,
-            range,
-            g,
-            self.lists[r].take(),
-            cap,
-        );
+        let (gathered, moves, list) = pull(game, arrays, range, g, self.lists[r].take(), cap);
         self.lists[r] = list;
         self.pulls += 1;
         self.moves.items += moves.items;
         self.moves.steps += moves.steps;
         gathered
     }
+}
+
+/// The engine's arrays a pull reads and writes.
+pub(crate) struct Arrays<'a, W: Width> {
+    pub cells: &'a Cells<W>,
+    pub settled: &'a Settled,
+    /// The frontier of the generation pulled from.
+    pub frontier: &'a Frontier,
+    /// The next frontier, which the wins join.
+    pub next: &'a Frontier,
 }
 
 /// The cell of a loss at generation `g`, if cells of width `W` hold one (cells by parity hold even losses only).
@@ -251,23 +249,25 @@ fn lost_raw<W: Width>(g: u32) -> Option<u32> {
 
 /// Pulls the wins at `g + 1` that the losses at `g` inside `range` give (see the module's documentation): every
 /// position outside `range` that is open, or won later through an exit, is expanded, and won at `g + 1` if one of
-/// its moves reaches a position of `range` in `frontier` whose cell is a loss at `g`. The positions looked at are
-/// those of `list` when the last pull left one, else every index outside `range` not marked `settled`. The wins join `next`'s collectors,
-/// returned for [`Frontier::absorb`]. No other thread may update the cells meanwhile: each position pulled is updated
-/// by the one task that looks at it, with a plain store. Returns too the positions expanded and their moves, and
-/// the list of those left open, in index order, if there are at most `cap`.
-#[allow(clippy::too_many_arguments)]
+/// its moves reaches a position of `range` in the frontier whose cell is a loss at `g`. The positions looked at are
+/// those of `list` when the last pull left one, else every index outside `range` not marked settled. The wins join
+/// the next frontier's collectors, returned for [`Frontier::absorb`]. No other thread may update the cells
+/// meanwhile: each position pulled is updated by the one task that looks at it, with a plain store. Returns too the
+/// positions expanded and their moves, and the list of those left open, in index order, if there are at most `cap`.
 pub(crate) fn pull<G: Game, W: Width>(
     game: &G,
-    cells: &Cells<W>,
-    settled: &Settled,
-    frontier: &Frontier,
-    next: &Frontier,
+    arrays: Arrays<W>,
     range: Range<u64>,
     g: u32,
     list: Option<Vec<u64>>,
     cap: u64,
 ) -> (Vec<Gathered>, Tally, Option<Vec<u64>>) {
+    let Arrays {
+        cells,
+        settled,
+        frontier,
+        next,
+    } = arrays;
     let Some(lost) = lost_raw::<W>(g) else {
         return (Vec::new(), Tally::default(), list);
     };

@@ -30,7 +30,7 @@ use crate::kernel::{
     Effect, Findings, Refuters, initial, initial_each, loss_floor, moves_to_refute, update,
 };
 use crate::mapped::Backing;
-use crate::pull::{Pulling, SharedTally, Tally, Turns};
+use crate::pull::{Arrays, Pulling, SharedTally, Tally, Turns};
 use crate::schedule::{Schedule, bucket_bytes};
 use crate::solution::Solution;
 use crate::{EngineError, Progress, SolveOptions};
@@ -481,15 +481,13 @@ impl<G: Game> Context<'_, G> {
         let mut gathered = Vec::new();
         if let Some(turns) = &mut run.turns {
             for r in (0..2).filter(|&r| pulled[r]) {
-                gathered.extend(turns.pull(
-                    r,
-                    self.game,
-                    &run.cells,
-                    &run.settled,
-                    &run.frontier,
-                    &run.next,
-                    run.generation,
-                ));
+                let arrays = Arrays {
+                    cells: &run.cells,
+                    settled: &run.settled,
+                    frontier: &run.frontier,
+                    next: &run.next,
+                };
+                gathered.extend(turns.pull(r, self.game, arrays, run.generation));
             }
         }
         let no_turns = [0..0, 0..0];
