@@ -19,7 +19,7 @@ pub struct BestExits {
 }
 
 /// Indices per word.
-const PER_WORD: u64 = 32;
+pub(crate) const PER_WORD: u64 = 32;
 
 impl BestExits {
     /// Every index a loss until [`record`](BestExits::record)ed otherwise.
@@ -36,17 +36,24 @@ impl BestExits {
         size.div_ceil(PER_WORD) * 8
     }
 
-    /// Records the best outcome of the exits of `index`, once (initialisation visits each index once per width it
-    /// tries, always with the same outcome).
+    /// The bits that record `best` for `index` in its word (word `index / PER_WORD`).
     #[inline]
-    pub(crate) fn record(&self, index: u64, best: Outcome) {
+    pub(crate) fn bits(index: u64, best: Outcome) -> u64 {
         let code: u64 = match best {
-            Outcome::Loss => return,
+            Outcome::Loss => 0,
             Outcome::Draw => 1,
             Outcome::Win => 2,
         };
-        self.words.as_slice()[(index / PER_WORD) as usize]
-            .fetch_or(code << (2 * (index % PER_WORD)), Ordering::Relaxed);
+        code << (2 * (index % PER_WORD))
+    }
+
+    /// Records the outcomes of `bits` ([`BestExits::bits`] of the word's indices, or-ed) in word `word`, each
+    /// index once (initialisation visits each index once per width it tries, always with the same outcome).
+    #[inline]
+    pub(crate) fn record_word(&self, word: u64, bits: u64) {
+        if bits != 0 {
+            self.words.as_slice()[word as usize].fetch_or(bits, Ordering::Relaxed);
+        }
     }
 
     /// The best outcome the exits of the position at `index` reach for its side to move (a loss for a hole, as
@@ -80,11 +87,16 @@ mod tests {
             1 => Outcome::Draw,
             _ => Outcome::Win,
         };
-        for i in 0..100 {
-            exits.record(i, outcome(i));
+        // One word's indices gathered, the others one by one.
+        let first: u64 = (0..PER_WORD)
+            .map(|i| BestExits::bits(i, outcome(i)))
+            .fold(0, |a, b| a | b);
+        exits.record_word(0, first);
+        for i in PER_WORD..100 {
+            exits.record_word(i / PER_WORD, BestExits::bits(i, outcome(i)));
         }
         // Recording again changes nothing.
-        exits.record(31, outcome(31));
+        exits.record_word(0, BestExits::bits(31, outcome(31)));
         for i in 0..100 {
             assert_eq!(exits.get(i), outcome(i), "index {i}");
         }

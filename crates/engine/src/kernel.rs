@@ -42,6 +42,14 @@ impl Refuters {
         self.words.as_slice()[(index / 64) as usize].fetch_or(1 << (index % 64), Ordering::Relaxed);
     }
 
+    /// Marks the positions of the bits of `bits` in word `word` (index `64 * word + k` for bit `k`).
+    #[inline]
+    pub(crate) fn mark_word(&self, word: u64, bits: u64) {
+        if bits != 0 {
+            self.words.as_slice()[word as usize].fetch_or(bits, Ordering::Relaxed);
+        }
+    }
+
     #[inline]
     pub(crate) fn has(&self, index: u64) -> bool {
         self.words.as_slice()[(index / 64) as usize].load(Ordering::Relaxed) & (1 << (index % 64))
@@ -178,7 +186,9 @@ impl Findings {
         if initial.too_many {
             self.too_many.store(true, Ordering::Relaxed);
         }
-        if initial.refuting {
+        // Read before written: a store by every thread to the same line, for every position with a refuting exit,
+        // would bounce the line between their caches.
+        if initial.refuting && !self.refuting.load(Ordering::Relaxed) {
             self.refuting.store(true, Ordering::Relaxed);
         }
         if initial.state.is_none() {

@@ -23,7 +23,7 @@ use rayon::prelude::*;
 use retro_game::{Game, PlayConvention};
 
 use crate::cell::{CellWidth, Cells, P8, State, W8, W16, W32, Width};
-use crate::exits::BestExits;
+use crate::exits::{BestExits, PER_WORD as EXITS_PER_WORD};
 use crate::floors::{Floors, Stretch};
 use crate::frontier::{Collector, Frontier, Settled, Walker};
 use crate::kernel::{
@@ -336,16 +336,21 @@ impl<G: Game> Context<'_, G> {
                 }
                 let (schedule, positions) = (&mut out.0, &mut out.2);
                 let mut floors = Vec::new();
-                // The chunk's holes and losses, a bit each: the chunk owns its words (it starts on a word).
+                // The chunk's holes and losses, its refuters and its best exits, gathered in words that are written
+                // once each at the end: the chunk owns these words (it starts on a word of each), and a locked
+                // instruction per index would keep the processor from overlapping the work of the next.
                 let mut settled_words = [0u64; (INIT_CHUNK / 64) as usize];
+                let mut refuter_words = [0u64; (INIT_CHUNK / 64) as usize];
+                let mut exit_words = [0u64; (INIT_CHUNK / EXITS_PER_WORD) as usize];
                 let chunk = start..(start + INIT_CHUNK).min(size);
                 initial_each::<G, W>(game, self.convention, chunk, max_moves, |index, initial| {
                     if initial.refuting && matches!(initial.state, Some(State::Open(_))) {
-                        refuters.mark(index);
+                        refuter_words[((index - start) / 64) as usize] |= 1 << (index % 64);
                         floors.push(Floors::byte(initial.loss_floor));
                     }
-                    if let Some(exits) = &best_exits {
-                        exits.record(index, initial.best_exit);
+                    if best_exits.is_some() {
+                        exit_words[((index - start) / EXITS_PER_WORD) as usize] |=
+                            BestExits::bits(index, initial.best_exit);
                     }
                     if let Some(state) = findings.record(initial) {
                         match state {
@@ -368,8 +373,14 @@ impl<G: Game> Context<'_, G> {
                         }
                     }
                 });
-                for (k, &bits) in settled_words.iter().enumerate() {
-                    settled.mark_word(start / 64 + k as u64, bits);
+                for k in 0..settled_words.len() {
+                    settled.mark_word(start / 64 + k as u64, settled_words[k]);
+                    refuters.mark_word(start / 64 + k as u64, refuter_words[k]);
+                }
+                if let Some(exits) = &best_exits {
+                    for (k, &bits) in exit_words.iter().enumerate() {
+                        exits.record_word(start / EXITS_PER_WORD + k as u64, bits);
+                    }
                 }
                 if !floors.is_empty() {
                     out.1.push((start, floors));
