@@ -235,6 +235,47 @@ fn the_look_one_ply_ahead_finds_a_stalemates_draw() {
 }
 
 #[test]
+fn moves_pass_the_turn_in_tables_with_en_passant_rights() {
+    // The positions with en-passant rights lie outside both ranges of the turns, and may be targets and sources of
+    // the positions inside: no move joins two positions of one range. A spread of indices, exits as draws.
+    let material = Material::parse("KRPvKP").unwrap().canonical();
+    let mut tables = TableSet::new();
+    for needed in material.successors() {
+        tables.insert(needed, Box::new(Draws));
+    }
+    let game = ChessGame::new(material, &tables).unwrap();
+    let [white, black] = game.turns().unwrap();
+    assert_eq!((white.end, black.end), (black.start, game.index().size()));
+    assert!(
+        game.size() > game.index().size(),
+        "no indices with en-passant rights"
+    );
+    let range_of = |i: Index| [&white, &black].iter().position(|r| r.contains(&i));
+    let (mut checked, mut outside_reached) = (0, 0);
+    let step = game.size() / 30_000 + 1;
+    for p in (0..game.size()).step_by(step as usize) {
+        let Some(own) = range_of(p) else { continue };
+        let (t, s) = (targets(&game, p), sources(&game, p));
+        if t.is_empty() && s.is_empty() {
+            continue;
+        }
+        checked += 1;
+        for &q in t.iter().chain(&s) {
+            assert_ne!(
+                range_of(q),
+                Some(own),
+                "{p} and {q} in one range of the turns"
+            );
+            outside_reached += u64::from(range_of(q).is_none());
+        }
+    }
+    assert!(
+        checked > 5_000 && outside_reached > 0,
+        "{checked} checked, {outside_reached} outside"
+    );
+}
+
+#[test]
 fn six_men_tables_keep_the_contract() {
     // Too big to solve here (6.7 · 10^9 indices): its moves are checked on a spread of indices, exits as draws.
     let material = Material::parse("KRNvKNN").unwrap().canonical();
