@@ -150,6 +150,13 @@ impl Frontier {
         }
     }
 
+    /// The positions of a frontier kept as a list that are in `range`.
+    fn listed_in(&self, range: Range<u64>) -> &[u64] {
+        let from = self.sparse.partition_point(|&i| i < range.start);
+        let to = self.sparse.partition_point(|&i| i < range.end);
+        &self.sparse[from..to]
+    }
+
     /// How many positions of the frontier are in `range`.
     pub fn count_range(&self, range: Range<u64>) -> u64 {
         let range = range.start.min(self.size)..range.end.min(self.size);
@@ -157,9 +164,7 @@ impl Frontier {
             return 0;
         }
         if !self.dense {
-            let from = self.sparse.partition_point(|&i| i < range.start);
-            let to = self.sparse.partition_point(|&i| i < range.end);
-            return (to - from) as u64;
+            return self.listed_in(range).len() as u64;
         }
         // Whole words by their population count, the two ends bit by bit.
         let words = self.words.as_slice();
@@ -191,9 +196,8 @@ impl Frontier {
             return 0;
         }
         if !self.dense {
-            let from = self.sparse.partition_point(|&i| i < range.start);
-            let to = self.sparse.partition_point(|&i| i < range.end);
-            return self.sparse[from..to]
+            return self
+                .listed_in(range)
                 .par_iter()
                 .filter(|&&i| keep(i))
                 .count() as u64;
