@@ -485,6 +485,48 @@ mod tests {
     }
 
     #[test]
+    fn positions_in_a_range_are_counted_alike_in_a_bitmap_and_a_list() {
+        let size = 1 << 16;
+        for step in [3, 5_003] {
+            let expected: Vec<u64> = (0..size).step_by(step).collect();
+            let mut frontier = Frontier::new(size, &Backing::Memory).unwrap();
+            let mut next = Frontier::new(size, &Backing::Memory).unwrap();
+            for &i in &expected {
+                frontier.mark(i);
+            }
+            frontier.marked(expected.len() as u64);
+            next.absorb(frontier.walk(&next, || OneBehind(None)));
+            assert_eq!(next.dense, step == 3);
+            for range in [
+                0..size,
+                0..0,
+                7..8,
+                9..9000,
+                63..64 * 20 + 1,
+                4_000..size + 100,
+            ] {
+                let within = |i: &&u64| range.contains(*i);
+                assert_eq!(
+                    next.count_range(range.clone()),
+                    expected.iter().filter(within).count() as u64,
+                    "every {step}th position, {range:?}"
+                );
+                assert_eq!(
+                    next.count_in(range.clone(), |i| i % 2 == 0),
+                    expected
+                        .iter()
+                        .filter(within)
+                        .filter(|&&i| i % 2 == 0)
+                        .count() as u64,
+                    "every {step}th position, {range:?}, even"
+                );
+                assert!(expected.iter().all(|&i| next.contains(i)));
+                assert!(!next.contains(1) && !next.contains(size - 2));
+            }
+        }
+    }
+
+    #[test]
     fn settled_positions_are_the_words_marked_and_every_frontier_added() {
         let size = 1 << 16;
         let settled = Settled::new(size, &Backing::Memory).unwrap();
