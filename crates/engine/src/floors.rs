@@ -117,7 +117,7 @@ mod tests {
     #[test]
     fn floors_are_found_by_rank_across_words_and_blocks() {
         let size = 5000u64;
-        let marks = Refuters::new(size, &Backing::Memory).unwrap();
+        let marks = Refuters::new(size, &Backing::Memory, "refuters").unwrap();
         // Marked: every index divisible by 7 or 64, with a floor from the index; the stretches come out of order.
         let floor_of = |i: u64| {
             if i.is_multiple_of(700) {

@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use bitvec::prelude::{BitSlice, Lsb0};
 use rayon::prelude::*;
 
+use crate::bitmap::Bitmap;
 use crate::mapped::{Backing, MappedArray};
 use crate::schedule::{Bucket, Schedule};
 
@@ -136,6 +137,26 @@ impl Frontier {
             next_words: self.words.as_slice(),
             flushed,
             deferred: Schedule::default(),
+        }
+    }
+
+    /// Marks every position of the frontier in `settled`.
+    pub fn mark_in(&self, settled: &Settled) {
+        let words = settled.atomic_words();
+        if self.dense {
+            words
+                .par_chunks(1 << 14)
+                .zip(self.words.as_slice().par_chunks(1 << 14))
+                .for_each(|(settled, added)| {
+                    for (s, a) in settled.iter().zip(added) {
+                        let a = a.load(Ordering::Relaxed);
+                        if a != 0 {
+                            s.fetch_or(a, Ordering::Relaxed);
+                        }
+                    }
+                });
+        } else {
+            set_bits(words, &self.sparse);
         }
     }
 
@@ -303,58 +324,7 @@ impl Frontier {
 /// Late in a chess table almost every predecessor of a loss is settled, and this bitmap, an eighth of a byte per
 /// index, stays in the processor's cache where the cells, one or two bytes per index, do not. A position settled
 /// but not yet marked (one resolved in the generation being walked) is found settled by its cell, as before.
-pub struct Settled {
-    words: MappedArray<AtomicU64>,
-}
-
-impl Settled {
-    pub fn new(size: u64, backing: &Backing) -> std::io::Result<Settled> {
-        let words = usize::try_from(size.div_ceil(64)).map_err(std::io::Error::other)?;
-        Ok(Settled {
-            words: MappedArray::new(words, backing, "settled")?,
-        })
-    }
-
-    /// Whether the position at `index` is marked settled.
-    #[inline(always)]
-    pub fn has(&self, index: u64) -> bool {
-        self.word(index / 64) & (1 << (index % 64)) != 0
-    }
-
-    /// The bits of indices `64 * word` to `64 * word + 63`.
-    #[inline(always)]
-    pub fn word(&self, word: u64) -> u64 {
-        self.words.as_slice()[word as usize].load(Ordering::Relaxed)
-    }
-
-    /// Marks the positions of the bits of `bits` in word `word` settled.
-    #[inline]
-    pub fn mark_word(&self, word: u64, bits: u64) {
-        if bits != 0 {
-            self.words.as_slice()[word as usize].fetch_or(bits, Ordering::Relaxed);
-        }
-    }
-
-    /// Marks every position of `frontier` settled.
-    pub fn mark_frontier(&self, frontier: &Frontier) {
-        let words = self.words.as_slice();
-        if frontier.dense {
-            words
-                .par_chunks(1 << 14)
-                .zip(frontier.words.as_slice().par_chunks(1 << 14))
-                .for_each(|(settled, added)| {
-                    for (s, a) in settled.iter().zip(added) {
-                        let a = a.load(Ordering::Relaxed);
-                        if a != 0 {
-                            s.fetch_or(a, Ordering::Relaxed);
-                        }
-                    }
-                });
-        } else {
-            set_bits(words, &frontier.sparse);
-        }
-    }
-}
+pub type Settled = Bitmap;
 
 /// Sets the bits of `indices` in a bitmap of `words`, 64 indices a word. The indices are scattered over the bitmap,
 /// and each bit is set by a locked instruction, which waits for the cache misses before it: the words a few indices
@@ -531,7 +501,7 @@ mod tests {
     #[test]
     fn settled_positions_are_the_words_marked_and_every_frontier_added() {
         let size = 1 << 16;
-        let settled = Settled::new(size, &Backing::Memory).unwrap();
+        let settled = Settled::new(size, &Backing::Memory, "settled").unwrap();
         settled.mark_word(3, 0b101);
         // A bitmap frontier, then a list.
         for step in [5, 4_001] {
@@ -543,7 +513,7 @@ mod tests {
             frontier.marked(size.div_ceil(step as u64));
             next.absorb(frontier.walk(&next, || OneBehind(None)));
             assert_eq!(next.dense, step == 5);
-            settled.mark_frontier(&next);
+            next.mark_in(&settled);
         }
         for i in 0..size {
             let expected = i % 5 == 0 || i % 4_001 == 0 || i == 3 * 64 || i == 3 * 64 + 2;

@@ -15,61 +15,17 @@
 
 use std::marker::PhantomData;
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use retro_game::{Game, Inside, Node, Outcome, PlayConvention, Surveyor, Value};
 
 use crate::EngineError;
+use crate::bitmap::Bitmap;
 use crate::cell::{Cells, State, Width};
-use crate::mapped::{Backing, MappedArray};
 
 /// One bit per position: whether it has an exit into a win for the opponent, found at initialisation. A position
 /// without one has no loss floor, so emptying its counter loses it at once, without expanding it again.
-pub(crate) struct Refuters {
-    words: MappedArray<AtomicU64>,
-}
-
-impl Refuters {
-    pub(crate) fn new(size: u64, backing: &Backing) -> std::io::Result<Refuters> {
-        let words = usize::try_from(size.div_ceil(64)).map_err(std::io::Error::other)?;
-        Ok(Refuters {
-            words: MappedArray::new(words, backing, "refuters")?,
-        })
-    }
-
-    #[inline]
-    pub(crate) fn mark(&self, index: u64) {
-        self.words.as_slice()[(index / 64) as usize].fetch_or(1 << (index % 64), Ordering::Relaxed);
-    }
-
-    /// Marks the positions of the bits of `bits` in word `word` (index `64 * word + k` for bit `k`).
-    #[inline]
-    pub(crate) fn mark_word(&self, word: u64, bits: u64) {
-        if bits != 0 {
-            self.words.as_slice()[word as usize].fetch_or(bits, Ordering::Relaxed);
-        }
-    }
-
-    #[inline]
-    pub(crate) fn has(&self, index: u64) -> bool {
-        self.words.as_slice()[(index / 64) as usize].load(Ordering::Relaxed) & (1 << (index % 64))
-            != 0
-    }
-
-    /// The words of bits, 64 indices a word (index `i` is bit `i % 64` of word `i / 64`).
-    #[inline]
-    pub(crate) fn atomic_words(&self) -> &[AtomicU64] {
-        self.words.as_slice()
-    }
-
-    /// The bits, 64 indices a word (index `i` is bit `i % 64` of word `i / 64`), for writing them to a file.
-    pub(crate) fn words(&self) -> impl Iterator<Item = u64> + '_ {
-        self.words
-            .as_slice()
-            .iter()
-            .map(|w| w.load(Ordering::Relaxed))
-    }
-}
+pub(crate) type Refuters = Bitmap;
 
 /// The loss floor of the position at `index`, found by looking at its moves again: one more than its longest exit
 /// into a win for the opponent, 0 without one.

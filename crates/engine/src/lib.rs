@@ -7,6 +7,7 @@
 //!
 //! - `memory`: how much memory a build may use when not told;
 //! - `mapped`: memory-mapped arrays of atomics, anonymous or file-backed in a work directory;
+//! - `bitmap`: a bit per index, for the positions with refuting exits and the settled ones;
 //! - `cell`: the packed per-position state, in 8, 16 or 32 bits, widened when distances grow;
 //! - `kernel`: what happens to one cell: its first state, and every update of a generation;
 //! - `exits`: the best outcome of each position's exits, kept from initialisation for a writer of WDL floors;
@@ -22,6 +23,7 @@
 //!
 //! The number of threads is that of the rayon pool the caller runs [`solve`] in; the result is the same for any.
 
+mod bitmap;
 mod cell;
 mod certificate;
 mod exits;

@@ -55,6 +55,11 @@ pub(crate) struct Tally {
 }
 
 impl Tally {
+    fn add(&mut self, other: Tally) {
+        self.items += other.items;
+        self.steps += other.steps;
+    }
+
     fn mean(self) -> Option<f64> {
         (self.items > 0).then(|| self.steps as f64 / self.items as f64)
     }
@@ -161,18 +166,16 @@ impl Turns {
             in_ranges += resolved;
         }
         self.unresolved[2] = self.unresolved[2].saturating_sub(frontier.len() - in_ranges);
-        if lost_raw::<W>(g).is_none() {
+        let walked = self.losses.take();
+        let Some(lost) = lost_raw::<W>(g) else {
             // Cells by parity and an odd generation: no losses to pull from.
             return [false; 2];
-        }
-        let losses: [u64; 2] = match self.losses.take() {
+        };
+        let losses: [u64; 2] = match walked {
             Some(walked) => std::array::from_fn(|r| walked[r] + seeded_losses[r]),
-            None => match lost_raw::<W>(g) {
-                Some(lost) => std::array::from_fn(|r| {
-                    frontier.count_in(self.ranges[r].clone(), |i| cells.raw(i as usize) == lost)
-                }),
-                None => [0; 2],
-            },
+            None => std::array::from_fn(|r| {
+                frontier.count_in(self.ranges[r].clone(), |i| cells.raw(i as usize) == lost)
+            }),
         };
         std::array::from_fn(|r| {
             let losses = losses[r];
@@ -205,8 +208,7 @@ impl Turns {
     /// the losses of each range it found for the next generation.
     pub fn walked(&mut self, unmoves: [Tally; 2], losses: [u64; 2]) {
         for (total, seen) in self.unmoves.iter_mut().zip(unmoves) {
-            total.items += seen.items;
-            total.steps += seen.steps;
+            total.add(seen);
         }
         self.losses = Some(losses);
     }
@@ -225,8 +227,7 @@ impl Turns {
         let (gathered, moves, list) = pull(game, arrays, range, g, self.lists[r].take(), cap);
         self.lists[r] = list;
         self.pulls += 1;
-        self.moves.items += moves.items;
-        self.moves.steps += moves.steps;
+        self.moves.add(moves);
         gathered
     }
 }

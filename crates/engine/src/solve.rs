@@ -318,8 +318,8 @@ impl<G: Game> Context<'_, G> {
         // later ones wait in the schedule.
         let mut frontier = Frontier::new(size, &self.backing)?;
         // The positions left open with an exit into a win for the opponent, and their loss floors ([`Floors`]).
-        let refuters = Refuters::new(size, &self.backing)?;
-        let settled = Settled::new(size, &self.backing)?;
+        let refuters = Refuters::new(size, &self.backing, "refuters")?;
+        let settled = Settled::new(size, &self.backing, "settled")?;
         let best_exits = self.best_exits.then(|| BestExits::new(size)).transpose()?;
         let generation_zero = AtomicU64::new(0);
         let ranges = game.turns();
@@ -460,7 +460,7 @@ impl<G: Game> Context<'_, G> {
                 frontier: run.frontier.len(),
                 resolved: run.resolved,
             });
-            run.settled.mark_frontier(&run.frontier);
+            run.frontier.mark_in(&run.settled);
             let pulled = match &mut run.turns {
                 Some(turns) => turns.plan(&run.frontier, &run.cells, seeded_losses, g),
                 None => [false; 2],
@@ -504,7 +504,7 @@ impl<G: Game> Context<'_, G> {
         let no_turns = [0..0, 0..0];
         let ranges = run.turns.as_ref().map_or(&no_turns, |turns| turns.ranges());
         let unmoves = [SharedTally::default(), SharedTally::default()];
-        let losses = SharedTally::default();
+        let losses = [AtomicU64::new(0), AtomicU64::new(0)];
         gathered.extend(run.frontier.walk(&run.next, || WalkBack::<G, W, SHARED> {
             game: self.game,
             cells: &run.cells,
@@ -517,16 +517,14 @@ impl<G: Game> Context<'_, G> {
             ranges,
             pulled,
             unmoves: [Tally::default(); 2],
-            losses: Tally::default(),
+            losses: [0; 2],
             measured: &unmoves,
             measured_losses: &losses,
         }));
         if let Some(turns) = &mut run.turns {
-            // A loss found is counted in the tally's items in the first range, its steps in the second.
-            let losses = losses.take();
             turns.walked(
                 unmoves.map(|tally| tally.take()),
-                [losses.items, losses.steps],
+                losses.map(AtomicU64::into_inner),
             );
         }
         let deferred = run.next.absorb(gathered);
@@ -558,10 +556,9 @@ struct WalkBack<'a, G, W: Width, const SHARED: bool> {
     /// The losses of each range walked back from, and their un-moves; added to `measured` when the walk ends.
     unmoves: [Tally; 2],
     measured: &'a [SharedTally; 2],
-    /// The losses found for the next generation: in the first range as `items`, in the second as `steps`; added to
-    /// `measured_losses` when the walk ends.
-    losses: Tally,
-    measured_losses: &'a SharedTally,
+    /// The losses of each range found for the next generation; added to `measured_losses` when the walk ends.
+    losses: [u64; 2],
+    measured_losses: &'a [AtomicU64; 2],
 }
 
 impl<G: Game, W: Width, const SHARED: bool> WalkBack<'_, G, W, SHARED> {
@@ -584,12 +581,10 @@ impl<G: Game, W: Width, const SHARED: bool> WalkBack<'_, G, W, SHARED> {
                     || moves_to_refute(game, p),
                     || floors.get(p, || loss_floor(game, p)),
                 );
-                if effect == Effect::Resolved {
-                    match Turns::side(self.ranges, p) {
-                        0 => self.losses.items += 1,
-                        1 => self.losses.steps += 1,
-                        _ => {}
-                    }
+                if effect == Effect::Resolved
+                    && let Some(losses) = self.losses.get_mut(Turns::side(self.ranges, p))
+                {
+                    *losses += 1;
                 }
                 record(p, effect);
             }
@@ -651,7 +646,9 @@ impl<G: Game, W: Width, const SHARED: bool> Walker for WalkBack<'_, G, W, SHARED
         for (measured, tally) in self.measured.iter().zip(self.unmoves) {
             measured.add(tally);
         }
-        self.measured_losses.add(self.losses);
+        for (measured, &losses) in self.measured_losses.iter().zip(&self.losses) {
+            measured.fetch_add(losses, Ordering::Relaxed);
+        }
     }
 }
 
@@ -662,15 +659,19 @@ fn seeded_losses<W: Width>(
     cells: &Cells<W>,
     g: u32,
 ) -> [u64; 2] {
-    std::array::from_fn(|r| {
-        seeds
-            .par_indices()
-            .filter(|&i| {
-                ranges[r].contains(&i)
-                    && matches!(cells.state(i as usize), State::Lost(p) if p == g)
-            })
-            .count() as u64
-    })
+    seeds
+        .par_indices()
+        .filter(|&i| matches!(cells.state(i as usize), State::Lost(p) if p == g))
+        .fold(
+            || [0u64; 2],
+            |mut losses, i| {
+                if let Some(losses) = losses.get_mut(Turns::side(ranges, i)) {
+                    *losses += 1;
+                }
+                losses
+            },
+        )
+        .reduce(|| [0; 2], |a, b| [a[0] + b[0], a[1] + b[1]])
 }
 
 /// What the initialisation tasks gather: the later values to schedule, the loss floors of their stretches, and the

@@ -341,7 +341,7 @@ impl<G: Game> Sliced<'_, G> {
         };
         let mut buffer = Cells::<W>::new(1 << shift, &Backing::Memory)?;
         let mut frontier = FrontierWriter::create(&self.path(&frontier_name(1)))?;
-        let refuters = Refuters::new(size, &Backing::Memory)?;
+        let refuters = Refuters::new(size, &Backing::Memory, "refuters")?;
         for slice in 0..slices {
             let (base, len) = state.slice_range(slice);
             let findings = Findings::default();
