@@ -32,39 +32,61 @@ struct Block {
 type Page = Box<[Atomic<Block>]>;
 
 /// The cache's slots for the blocks of one file.
-pub(crate) struct BlockSlots {
-    pages: Box<[OnceLock<Page>]>,
-    blocks: u64,
+pub(crate) struct BlockSlots(Slots);
+
+enum Slots {
+    /// A file of at most [`PAGE`] blocks (every table of up to five men but the largest): its slots, made at once,
+    /// so that a probe finds its block's slot with one load and no page to look up first.
+    Flat(Page),
+    /// A larger file: its pages, made when first used.
+    Paged {
+        pages: Box<[OnceLock<Page>]>,
+        blocks: u64,
+    },
 }
 
 impl BlockSlots {
     /// Slots for a file of `blocks` blocks.
     pub fn new(blocks: u64) -> BlockSlots {
+        if blocks <= PAGE as u64 {
+            return BlockSlots(Slots::Flat((0..blocks).map(|_| Atomic::null()).collect()));
+        }
         let pages = blocks.div_ceil(PAGE as u64) as usize;
-        BlockSlots {
+        BlockSlots(Slots::Paged {
             pages: (0..pages).map(|_| OnceLock::new()).collect(),
             blocks,
-        }
+        })
     }
 
     /// The slot of `block`, if its page exists.
+    #[inline]
     fn get(&self, block: u64) -> Option<&Atomic<Block>> {
-        let page = self.pages.get((block / PAGE as u64) as usize)?.get()?;
-        Some(&page[(block % PAGE as u64) as usize])
+        match &self.0 {
+            Slots::Flat(slots) => slots.get(block as usize),
+            Slots::Paged { pages, .. } => {
+                let page = pages.get((block / PAGE as u64) as usize)?.get()?;
+                Some(&page[(block % PAGE as u64) as usize])
+            }
+        }
     }
 
-    /// The slot of `block` (which must be below `blocks`), making its page if needed.
+    /// The slot of `block` (which must be below the file's block count), making its page if needed.
     fn slot(&self, block: u64) -> &Atomic<Block> {
-        debug_assert!(block < self.blocks);
-        let page = self.pages[(block / PAGE as u64) as usize]
-            .get_or_init(|| (0..PAGE).map(|_| Atomic::null()).collect());
-        &page[(block % PAGE as u64) as usize]
+        match &self.0 {
+            Slots::Flat(slots) => &slots[block as usize],
+            Slots::Paged { pages, blocks } => {
+                debug_assert!(block < *blocks);
+                let page = pages[(block / PAGE as u64) as usize]
+                    .get_or_init(|| (0..PAGE).map(|_| Atomic::null()).collect());
+                &page[(block % PAGE as u64) as usize]
+            }
+        }
     }
 }
 
 impl Drop for BlockSlots {
     fn drop(&mut self) {
-        for page in self.pages.iter_mut().filter_map(OnceLock::get_mut) {
+        let free = |page: &Page| {
             for slot in page.iter() {
                 // SAFETY: `&mut self` means no other thread holds these slots (readers and the cache's ring reach
                 // them through an `Arc`, and this is the last one), so nothing can load the pointer any more; an
@@ -77,6 +99,13 @@ impl Drop for BlockSlots {
                     }
                 }
             }
+        };
+        match &mut self.0 {
+            Slots::Flat(slots) => free(slots),
+            Slots::Paged { pages, .. } => pages
+                .iter_mut()
+                .filter_map(OnceLock::get_mut)
+                .for_each(|p| free(p)),
         }
     }
 }

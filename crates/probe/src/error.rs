@@ -5,8 +5,14 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 /// An error of the probe library: the file concerned (or the directory, or the table name) and what is wrong.
+///
+/// Boxed, so that it is one pointer: a probe returns `Result<Outcome, ProbeError>` in registers rather than
+/// through memory (an error is rare, a probe is not).
 #[derive(Debug)]
-pub struct ProbeError {
+pub struct ProbeError(Box<Inner>);
+
+#[derive(Debug)]
+struct Inner {
     path: PathBuf,
     kind: ErrorKind,
 }
@@ -47,10 +53,10 @@ pub enum ErrorKind {
 
 impl ProbeError {
     pub fn new(path: impl Into<PathBuf>, kind: ErrorKind) -> ProbeError {
-        ProbeError {
+        ProbeError(Box::new(Inner {
             path: path.into(),
             kind,
-        }
+        }))
     }
 
     /// A malformed-file error with a message.
@@ -70,18 +76,18 @@ impl ProbeError {
 
     /// The file (or directory) the error is about.
     pub fn path(&self) -> &Path {
-        &self.path
+        &self.0.path
     }
 
     pub fn kind(&self) -> &ErrorKind {
-        &self.kind
+        &self.0.kind
     }
 }
 
 impl fmt::Display for ProbeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let path = self.path.display();
-        match &self.kind {
+        let path = self.path().display();
+        match self.kind() {
             ErrorKind::Missing => write!(f, "{path}: no such file"),
             ErrorKind::Io(e) => write!(f, "{path}: {e}"),
             ErrorKind::NotATable => write!(f, "{path}: not a retro table (bad magic bytes)"),
@@ -137,7 +143,7 @@ impl fmt::Display for ProbeError {
 
 impl std::error::Error for ProbeError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match &self.kind {
+        match self.kind() {
             ErrorKind::Io(e) => Some(e),
             _ => None,
         }

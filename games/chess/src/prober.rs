@@ -58,6 +58,31 @@ fn bucket(key: u64, buckets: usize) -> usize {
     (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - buckets.trailing_zeros())) as usize
 }
 
+/// A [`LookupError`] on the way through the probes: boxed, one pointer, so that `Result<Outcome, Failed>` and the
+/// other results of the hot path come back in registers rather than through memory (an error is rare, a probe is
+/// not). The public functions give the error itself.
+#[derive(Debug)]
+struct Failed(Box<LookupError>);
+
+impl From<LookupError> for Failed {
+    #[cold]
+    fn from(e: LookupError) -> Failed {
+        Failed(Box::new(e))
+    }
+}
+
+impl From<Failed> for LookupError {
+    fn from(e: Failed) -> LookupError {
+        *e.0
+    }
+}
+
+/// A table that cannot be read, as a [`Failed`].
+#[cold]
+fn unreadable(e: retro_probe::ProbeError) -> Failed {
+    LookupError::Unreadable(e.to_string()).into()
+}
+
 /// One material's table, opened on first use.
 struct Slot {
     material: Material,
@@ -177,7 +202,7 @@ impl Prober {
     /// allocates nothing.
     pub fn wdl(&self, pos: &Position) -> Result<Outcome, LookupError> {
         if pos.ep_square().is_none() {
-            return self.stored_wdl(pos);
+            return Ok(self.stored_wdl(pos)?);
         }
         // Search the moves on outcomes alone: a stand-in distance of 0 keeps the search's order of outcomes.
         let as_value = |p: &Position| {
@@ -193,13 +218,17 @@ impl Prober {
     /// The value of a legal position for its side to move: the outcome and, for a win or a loss, the plies to mate
     /// with best play (the winner mating as soon as it can, the loser holding out as long as it can).
     pub fn value(&self, pos: &Position) -> Result<Value, LookupError> {
-        analysis::value_of(pos, &|p: &Position| self.stored_value(p))
+        Ok(analysis::value_of(pos, &|p: &Position| {
+            self.stored_value(p)
+        })?)
     }
 
     /// The value of a position, every legal move with its value for the side making it (best first), and the line
     /// to mate.
     pub fn analyse(&self, pos: &Position) -> Result<Analysis, LookupError> {
-        analysis::analyse(pos, &|p: &Position| self.stored_value(p))
+        Ok(analysis::analyse(pos, &|p: &Position| {
+            self.stored_value(p)
+        })?)
     }
 
     /// The outcome of a position without en-passant rights. A WDL file of floors (see
@@ -207,11 +236,10 @@ impl Prober {
     /// (the moves into other tables) may raise: they are searched, in the smaller tables, only then, with a look
     /// for stalemate ([`look_one_ply`](Prober::look_one_ply); since format version 6 a stalemate may store a loss,
     /// older files store its draw, which the look leaves as it is).
-    fn stored_wdl(&self, pos: &Position) -> Result<Outcome, LookupError> {
+    fn stored_wdl(&self, pos: &Position) -> Result<Outcome, Failed> {
         let Some((opened, index)) = self.locate(pos)? else {
             return Ok(Outcome::Draw);
         };
-        let unreadable = |e: retro_probe::ProbeError| LookupError::Unreadable(e.to_string());
         let stored = opened.table.probe_wdl_floor(index).map_err(unreadable)?;
         if stored == Outcome::Win || !opened.table.wdl_floors() {
             return Ok(stored);
@@ -219,7 +247,7 @@ impl Prober {
         match self.look_one_ply(pos, stored) {
             Ok(best) => Ok(best),
             // Without the smaller tables the distance file still knows the outcome (slower, but exact).
-            Err(LookupError::Missing { .. }) => opened
+            Err(Failed(e)) if matches!(*e, LookupError::Missing { .. }) => opened
                 .table
                 .probe(index)
                 .map_err(unreadable)
@@ -233,7 +261,7 @@ impl Prober {
     /// loss and the position is a stalemate (terminal: the rules give its value, with no table).
     ///
     /// [`Game::best_exit`]: retro_game::Game::best_exit
-    fn look_one_ply(&self, pos: &Position, floor: Outcome) -> Result<Outcome, LookupError> {
+    fn look_one_ply(&self, pos: &Position, floor: Outcome) -> Result<Outcome, Failed> {
         let mut best = floor;
         let mut error = None;
         pos.visit_conversions(|m| {
@@ -253,7 +281,7 @@ impl Prober {
         }
     }
 
-    fn stored_value(&self, pos: &Position) -> Result<Value, LookupError> {
+    fn stored_value(&self, pos: &Position) -> Result<Value, Failed> {
         let Some((opened, index)) = self.locate(pos)? else {
             return Ok(Value::DRAW);
         };
@@ -267,21 +295,22 @@ impl Prober {
                 "{}: {} reads as a hole: the table does not match this version of retro",
                 opened.table.distance_file().path().display(),
                 pos.fen()
-            ))),
-            Err(e) => Err(LookupError::Unreadable(e.to_string())),
+            ))
+            .into()),
+            Err(e) => Err(unreadable(e)),
         }
     }
 
     /// The opened table and the index of a position without en-passant rights; `None` for KvK, a draw that needs
     /// no table.
     #[inline]
-    fn locate(&self, pos: &Position) -> Result<Option<(&Opened, u64)>, LookupError> {
+    fn locate(&self, pos: &Position) -> Result<Option<(&Opened, u64)>, Failed> {
         let men = pos.occupied().count();
         if men == 2 {
             return Ok(None);
         }
         if men > MAX_MEN {
-            return Err(LookupError::TooManyMen { men });
+            return Err(LookupError::TooManyMen { men }.into());
         }
         let material = Material::of(pos);
         let Some(entry) = self.entry(material.key()) else {
@@ -289,12 +318,13 @@ impl Prober {
             return Err(LookupError::Missing {
                 material: canonical.to_string(),
                 dir: self.tables.dir().display().to_string(),
-            });
+            }
+            .into());
         };
         let slot = &self.slots[entry.slot as usize];
         let opened = match slot.opened.get_or_init(|| self.open_table(slot.material)) {
             Ok(opened) => opened,
-            Err(e) => return Err(e.clone()),
+            Err(e) => return Err(e.clone().into()),
         };
         let index = if entry.flipped {
             opened.index.encode_oriented(&pos.color_flipped())
