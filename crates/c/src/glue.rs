@@ -198,57 +198,22 @@ pub(crate) struct Board {
     pub white_to_move: bool,
 }
 
-/// The roles of [`Board::roles`], in its order.
-const ROLES: [Role; 6] = [
-    Role::King,
-    Role::Queen,
-    Role::Rook,
-    Role::Bishop,
-    Role::Knight,
-    Role::Pawn,
-];
-
 impl Board {
     /// The legal position the bitboards describe, or why they describe none.
     #[inline]
     pub fn position(&self) -> Result<Position, Failure> {
-        if self.white & self.black != 0 {
-            return Err(Failure::bad_position(format!(
-                "square {} is both White's and Black's",
-                first_square(self.white & self.black)
-            )));
-        }
-        let mut covered = 0u64;
-        for (bits, role) in self.roles.iter().zip(ROLES) {
-            if bits & covered != 0 {
-                return Err(Failure::bad_position(format!(
-                    "square {} holds a {role:?} and another piece",
-                    first_square(bits & covered)
-                )));
-            }
-            covered |= bits;
-        }
-        if covered != self.white | self.black {
-            return Err(Failure::bad_position(format!(
-                "square {} is in a colour's bitboard or a piece's, not in both",
-                first_square(covered ^ (self.white | self.black))
-            )));
-        }
         let turn = if self.white_to_move {
             Color::White
         } else {
             Color::Black
         };
-        let mut pos = Position::empty(turn);
-        for (bits, role) in self.roles.into_iter().zip(ROLES) {
-            for (color, mine) in [(Color::White, self.white), (Color::Black, self.black)] {
-                for sq in Bitboard(bits & mine) {
-                    pos.put(sq, Piece { color, role });
-                }
-            }
-        }
-        pos.validate()
-            .map_err(|e| Failure::bad_position(e.to_string()))?;
+        let [kings, queens, rooks, bishops, knights, pawns] = self.roles.map(Bitboard);
+        let pos = Position::from_men(
+            [Bitboard(self.white), Bitboard(self.black)],
+            [pawns, knights, bishops, rooks, queens, kings],
+            turn,
+        )
+        .map_err(|e| Failure::bad_position(e.to_string()))?;
         if self.ep == 0 {
             return Ok(pos);
         }
@@ -288,9 +253,4 @@ fn with_ep(pos: Position, ep: u32) -> Result<Position, Failure> {
         )));
     }
     Ok(pos.with_ep_square(sq).unwrap_or(pos))
-}
-
-/// The name of the lowest square of a non-empty bitboard.
-fn first_square(bits: u64) -> Square {
-    Square::new(bits.trailing_zeros() as u8)
 }

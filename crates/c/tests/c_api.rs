@@ -692,3 +692,52 @@ fn handles_are_independent_and_threads_share_one() {
         }
     });
 }
+
+/// Bitboards that describe no position are a bad position, and the error says which square is wrong: a square of
+/// both colours, a square of two roles, a man in a colour but no role (or the other way), an illegal placement.
+#[test]
+fn bitboards_that_describe_no_position_are_refused_with_the_square() {
+    let handle = Handle::open(&shipped());
+    let tb: *const retro_tablebase = handle.get();
+    let good = Bits::of(&Position::from_fen("8/8/8/3k4/8/8/1r6/KQ6 w - - 0 1").unwrap());
+    assert_eq!(good.wdl(tb), Ok(retro_wdl::RETRO_WIN));
+    let b1 = 1u64 << 1;
+    let d5 = 1u64 << 35;
+    let h8 = 1u64 << 63;
+    type Spoil = Box<dyn Fn(&mut Bits)>;
+    let cases: [(&str, Spoil); 5] = [
+        (
+            "b1 is both White's and Black's",
+            Box::new(move |b| b.black |= b1),
+        ),
+        ("d5 holds a ", Box::new(move |b| b.roles[1] |= d5)),
+        (
+            "h8 is in a colour's bitboard or a piece's",
+            Box::new(move |b| b.white |= h8),
+        ),
+        (
+            "h8 is in a colour's bitboard or a piece's",
+            Box::new(move |b| b.roles[2] |= h8),
+        ),
+        (
+            "white has 2 kings",
+            Box::new(move |b| {
+                b.white |= h8;
+                b.roles[0] |= h8;
+            }),
+        ),
+    ];
+    for (why, spoil) in cases {
+        let mut bits = Bits {
+            roles: good.roles,
+            ..good
+        };
+        spoil(&mut bits);
+        assert_eq!(
+            bits.wdl(tb),
+            Err(retro_status::RETRO_ERR_BAD_POSITION),
+            "{why}"
+        );
+        assert!(last_error().contains(why), "{why}: {}", last_error());
+    }
+}

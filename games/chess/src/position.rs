@@ -152,6 +152,44 @@ impl Position {
         }
     }
 
+    /// The legal position that bitboards describe, as an engine hands them over: the squares of each colour, and
+    /// of each role (indexed by [`Role::index`]). Every man must be in one colour and one role; then the position
+    /// must be legal ([`validate`](Self::validate)). Built at once, not man by man.
+    pub fn from_men(
+        by_color: [Bitboard; 2],
+        by_role: [Bitboard; 6],
+        turn: Color,
+    ) -> Result<Position, PositionError> {
+        let first = |bits: Bitboard| bits.first().expect("a nonempty set of squares");
+        let both = by_color[0] & by_color[1];
+        if both.nonempty() {
+            return Err(PositionError::Illegal(format!(
+                "square {} is both White's and Black's",
+                first(both)
+            )));
+        }
+        let mut covered = Bitboard::EMPTY;
+        for (bits, role) in by_role.into_iter().zip(Role::ALL) {
+            if (bits & covered).nonempty() {
+                return Err(PositionError::Illegal(format!(
+                    "square {} holds a {role:?} and another piece",
+                    first(bits & covered)
+                )));
+            }
+            covered = covered | bits;
+        }
+        let men = by_color[0] | by_color[1];
+        if covered != men {
+            return Err(PositionError::Illegal(format!(
+                "square {} is in a colour's bitboard or a piece's, not in both",
+                first(Bitboard(covered.0 ^ men.0))
+            )));
+        }
+        let pos = Position::from_bitboards(by_color, by_role, turn);
+        pos.validate()?;
+        Ok(pos)
+    }
+
     #[inline]
     pub fn turn(&self) -> Color {
         self.turn

@@ -267,6 +267,15 @@ impl Role {
         Role::Rook,
         Role::Queen,
     ];
+    /// Every role, in the order of [`index`](Self::index).
+    pub const ALL: [Role; 6] = [
+        Role::Pawn,
+        Role::Knight,
+        Role::Bishop,
+        Role::Rook,
+        Role::Queen,
+        Role::King,
+    ];
     /// The pieces a pawn may become, strongest first (the order moves are listed in).
     pub const PROMOTIONS: [Role; 4] = [Role::Queen, Role::Rook, Role::Bishop, Role::Knight];
 
