@@ -264,7 +264,9 @@ impl Prober {
     fn look_one_ply(&self, pos: &Position, floor: Outcome) -> Result<Outcome, Failed> {
         let mut best = floor;
         let mut error = None;
-        pos.visit_conversions(|m| {
+        let mut converts = false;
+        let mut visit = |m| {
+            converts = true;
             if best == Outcome::Win || error.is_some() {
                 return;
             }
@@ -273,10 +275,21 @@ impl Prober {
                 Ok(reached) => best = best.max(reached.flip()),
                 Err(e) => error = Some(e),
             }
-        });
+        };
+        // A loss may be a stalemate: no legal move, and not in check. Listing the conversions and asking for a
+        // quiet move finds the squares the king may not go to once for both, where a separate look for stalemate
+        // found them again.
+        let quiet = if floor == Outcome::Loss {
+            pos.visit_conversions_find_quiet(&mut visit)
+        } else {
+            pos.visit_conversions(&mut visit);
+            true
+        };
         match error {
             Some(e) => Err(e),
-            None if best == Outcome::Loss && pos.is_stalemate() => Ok(Outcome::Draw),
+            None if best == Outcome::Loss && !quiet && !converts && !pos.in_check(pos.turn()) => {
+                Ok(Outcome::Draw)
+            }
             None => Ok(best),
         }
     }
