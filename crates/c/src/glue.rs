@@ -199,8 +199,9 @@ pub(crate) struct Board {
 }
 
 impl Board {
-    /// The legal position the bitboards describe, or why they describe none.
-    #[inline]
+    /// The legal position the bitboards describe, or why they describe none. Inlined into each entry point, as
+    /// [`Position::from_men`] is, so that the position does not go through memory on its way to the probe.
+    #[inline(always)]
     pub fn position(&self) -> Result<Position, Failure> {
         let turn = if self.white_to_move {
             Color::White
