@@ -758,16 +758,9 @@ impl Position {
 
     #[inline]
     fn role_at(&self, sq: Square) -> Option<Role> {
-        [
-            Role::Pawn,
-            Role::Knight,
-            Role::Bishop,
-            Role::Rook,
-            Role::Queen,
-            Role::King,
-        ]
-        .into_iter()
-        .find(|r| self.by_role[r.index()].contains(sq))
+        Role::ALL
+            .into_iter()
+            .find(|r| self.by_role[r.index()].contains(sq))
     }
 
     /// The position after a legal move of this position. After a double pawn push the en-passant square is set only
