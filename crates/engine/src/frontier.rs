@@ -142,21 +142,15 @@ impl Frontier {
 
     /// Marks every position of the frontier in `settled`.
     pub fn mark_in(&self, settled: &Settled) {
-        let words = settled.atomic_words();
         if self.dense {
-            words
-                .par_chunks(1 << 14)
-                .zip(self.words.as_slice().par_chunks(1 << 14))
-                .for_each(|(settled, added)| {
-                    for (s, a) in settled.iter().zip(added) {
-                        let a = a.load(Ordering::Relaxed);
-                        if a != 0 {
-                            s.fetch_or(a, Ordering::Relaxed);
-                        }
-                    }
-                });
+            self.words
+                .as_slice()
+                .par_iter()
+                .with_min_len(1 << 14)
+                .enumerate()
+                .for_each(|(k, added)| settled.mark_word(k as u64, added.load(Ordering::Relaxed)));
         } else {
-            set_bits(words, &self.sparse);
+            set_bits(settled.atomic_words(), &self.sparse);
         }
     }
 

@@ -115,6 +115,17 @@ pub enum PositionError {
     Illegal(String),
 }
 
+/// Which of [`Position::validate`]'s checks a position fails.
+#[derive(Clone, Copy)]
+enum Illegality {
+    /// That colour has no king or more than one.
+    Kings(Color),
+    KingsAdjacent,
+    PawnOnEdge,
+    /// The side not to move is in check.
+    InCheckNotToMove,
+}
+
 /// Where the pieces stand, who is to move, and (only for positions typed by users) the en-passant target square.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct Position {
@@ -168,41 +179,37 @@ impl Position {
             twice |= covered & bits.0;
             covered |= bits.0;
         }
-        let men = by_color[0].0 | by_color[1].0;
-        if (by_color[0].0 & by_color[1].0) | twice | (covered ^ men) != 0 {
-            return Err(Position::disagreement(by_color, by_role));
+        let both = by_color[0].0 & by_color[1].0;
+        let stray = covered ^ (by_color[0].0 | by_color[1].0);
+        if both | twice | stray != 0 {
+            return Err(Position::disagreement(both, twice, stray, by_role));
         }
         let pos = Position::from_bitboards(by_color, by_role, turn);
         pos.validate()?;
         Ok(pos)
     }
 
-    /// Why the bitboards given to [`from_men`](Self::from_men) describe no placement, naming the first square wrong.
+    /// Why the bitboards given to [`from_men`](Self::from_men) describe no placement, from what it found: the
+    /// squares of both colours, the squares of two roles, the squares in a colour but no role or the other way.
     #[cold]
-    fn disagreement(by_color: [Bitboard; 2], by_role: [Bitboard; 6]) -> PositionError {
-        let first = |bits: Bitboard| bits.first().expect("a nonempty set of squares");
-        let both = by_color[0] & by_color[1];
-        if both.nonempty() {
-            return PositionError::Illegal(format!(
-                "square {} is both White's and Black's",
-                first(both)
-            ));
-        }
-        let mut covered = Bitboard::EMPTY;
-        for (bits, role) in by_role.into_iter().zip(Role::ALL) {
-            if (bits & covered).nonempty() {
-                return PositionError::Illegal(format!(
-                    "square {} holds a {role:?} and another piece",
-                    first(bits & covered)
-                ));
-            }
-            covered = covered | bits;
-        }
-        let men = by_color[0] | by_color[1];
-        PositionError::Illegal(format!(
-            "square {} is in a colour's bitboard or a piece's, not in both",
-            first(Bitboard(covered.0 ^ men.0))
-        ))
+    fn disagreement(both: u64, twice: u64, stray: u64, by_role: [Bitboard; 6]) -> PositionError {
+        let first = |bits: u64| Square::new(bits.trailing_zeros() as u8);
+        PositionError::Illegal(if both != 0 {
+            format!("square {} is both White's and Black's", first(both))
+        } else if twice != 0 {
+            let sq = first(twice);
+            let role = Role::ALL
+                .into_iter()
+                .rev()
+                .find(|r| by_role[r.index()].contains(sq))
+                .expect("a square of two roles is in one");
+            format!("square {sq} holds a {role:?} and another piece")
+        } else {
+            format!(
+                "square {} is in a colour's bitboard or a piece's, not in both",
+                first(stray)
+            )
+        })
     }
 
     #[inline]
@@ -998,45 +1005,51 @@ impl Position {
 
     /// Checks what makes a placement a legal table position: one king each, kings not adjacent, no pawn on the first
     /// or last rank, the side not to move not in check. Returns a one-line reason otherwise. A probe checks every
-    /// position it is given, so the checks come first as one condition and the reasons apart.
+    /// position it is given: the checks are made inline, the reason is written apart.
     #[inline]
     pub fn validate(&self) -> Result<(), PositionError> {
-        let one_king = |color| self.by_piece(color, Role::King).0.is_power_of_two();
-        let legal = one_king(Color::White)
-            && one_king(Color::Black)
-            && !attacks::king(self.king(Color::White)).contains(self.king(Color::Black))
-            && (self.by_role[Role::Pawn.index()] & Bitboard(0xff00_0000_0000_00ff)).is_empty()
-            && !self.in_check(self.turn.other());
-        if legal { Ok(()) } else { self.why_illegal() }
+        match self.illegality() {
+            None => Ok(()),
+            Some(why) => Err(self.reason(why)),
+        }
     }
 
-    /// The reason [`validate`](Self::validate) gives for an illegal position: the first check that fails.
-    #[cold]
-    fn why_illegal(&self) -> Result<(), PositionError> {
+    /// The first of [`validate`](Self::validate)'s checks that the position fails.
+    #[inline]
+    fn illegality(&self) -> Option<Illegality> {
         for color in [Color::White, Color::Black] {
-            let kings = self.by_piece(color, Role::King).count();
-            if kings != 1 {
-                return Err(PositionError::Illegal(format!(
-                    "{} has {kings} kings",
-                    color.name()
-                )));
+            if !self.by_piece(color, Role::King).0.is_power_of_two() {
+                return Some(Illegality::Kings(color));
             }
         }
         if attacks::king(self.king(Color::White)).contains(self.king(Color::Black)) {
-            return Err(PositionError::Illegal("the kings are adjacent".into()));
+            return Some(Illegality::KingsAdjacent);
         }
         if (self.by_role[Role::Pawn.index()] & Bitboard(0xff00_0000_0000_00ff)).nonempty() {
-            return Err(PositionError::Illegal(
-                "a pawn stands on the first or last rank".into(),
-            ));
+            return Some(Illegality::PawnOnEdge);
         }
         if self.in_check(self.turn.other()) {
-            return Err(PositionError::Illegal(format!(
+            return Some(Illegality::InCheckNotToMove);
+        }
+        None
+    }
+
+    /// The one-line reason for `why`.
+    #[cold]
+    fn reason(&self, why: Illegality) -> PositionError {
+        PositionError::Illegal(match why {
+            Illegality::Kings(color) => format!(
+                "{} has {} kings",
+                color.name(),
+                self.by_piece(color, Role::King).count()
+            ),
+            Illegality::KingsAdjacent => "the kings are adjacent".into(),
+            Illegality::PawnOnEdge => "a pawn stands on the first or last rank".into(),
+            Illegality::InCheckNotToMove => format!(
                 "{} is not to move but is in check",
                 self.turn.other().name()
-            )));
-        }
-        Ok(())
+            ),
+        })
     }
 
     /// Parses a FEN as people paste it: placement and side to move are required; castling, en passant, halfmove
