@@ -5,31 +5,52 @@
 //! probing from every search thread needs. Each file has a [`BlockSlots`], one atomic pointer per block (in pages
 //! of [`PAGE`] slots, made on first use, so that a file of millions of blocks costs nothing until it is read). A
 //! reader pins the current epoch (crossbeam-epoch: a thread-local counter, no shared write), loads the pointer and
-//! reads the block in place. An evicted block is unlinked at once but freed only once every thread pinned before
-//! has unpinned, so a reader never sees freed memory.
+//! reads the block in place.
 //!
-//! The byte budget is kept by a CLOCK ring behind one mutex, touched only on a miss (a block is decompressed first,
-//! outside the lock; the lock covers the bookkeeping). Each resident block has a "recently used" bit that readers
-//! set (only when it is clear, so a hot block's cache line is not written on every probe); the hand clears the bit
-//! of a used block and evicts a block whose bit is already clear, which approximates LRU without moving anything on
-//! a hit. When two threads miss the same block at once, both decompress it and the second reads the first's copy.
+//! The blocks live in slabs: regions of [`HUGE_PAGE`] bytes (less for a small cache), aligned to their size and
+//! backed by the system's huge pages where it gives them (Linux's transparent huge pages, `madvise`). A warm probe
+//! spread over many tables reads one value from a random place in tens of megabytes of blocks; in 4 KiB pages
+//! nearly every such read also missed the processor's table of page translations, and with the blocks in the
+//! allocator's heap they could not be in huge pages. A block is appended to the slab being filled (copied under the
+//! lock, after it was decompressed outside it); a block larger than a slab has a slab of its own, several slab sizes
+//! long, whose room after the block takes the next small blocks when it has more room than the slab being filled.
+//!
+//! The byte budget is kept in whole slabs by a CLOCK ring of slabs behind one mutex, touched only on a miss. Each
+//! place of the ring has a "recently used" flag, which readers of any block of its slab set (only when it is clear,
+//! so a hot slab's flag is not written on every probe); the hand clears the flag of a used slab and evicts a slab
+//! whose flag is already clear: every block of it is unlinked at once, and its memory is unmapped only once every
+//! thread pinned before has unpinned, so a reader never sees freed memory. When two threads miss the same block at
+//! once, both decompress it and the second keeps its copy out of the cache.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::ptr;
+use std::sync::atomic::{AtomicPtr, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
-use crossbeam_epoch::{self as epoch, Atomic, Guard, Owned, Shared};
+use crossbeam_epoch::{self as epoch, Guard};
+use memmap2::MmapMut;
 
 /// Slots per page of a [`BlockSlots`]: 8 KiB of pointers, made when a block of the page is first cached.
 const PAGE: usize = 1024;
+/// Bytes of a slab of a cache of at least 8 of them: one huge page of x86-64 and of most ARM64 systems.
+const HUGE_PAGE: usize = 2 << 20;
+/// The smallest slab: one page of memory.
+const MIN_SLAB: usize = 4096;
+/// Slabs a cache holds at least, when its budget allows slabs of [`MIN_SLAB`]: a smaller cache has smaller slabs,
+/// so that evicting one does not empty it.
+const MIN_SLABS: usize = 8;
+/// Bytes before each block in a slab: its length and its slab's place in the ring (little-endian `u32`s; blocks
+/// start 8-byte aligned).
+const BLOCK_HEAD: usize = 8;
 
-/// A decompressed block and its "recently used" bit.
-struct Block {
-    data: Box<[u8]>,
-    referenced: AtomicBool,
+/// A null pointer for a block not cached, else where the block's head is in its slab.
+type Slot = AtomicPtr<u8>;
+
+/// [`PAGE`] slots.
+type Page = Box<[Slot]>;
+
+fn empty_page(slots: usize) -> Page {
+    (0..slots).map(|_| Slot::new(ptr::null_mut())).collect()
 }
-
-/// [`PAGE`] slots: a null pointer for a block not cached.
-type Page = Box<[Atomic<Block>]>;
 
 /// The cache's slots for the blocks of one file.
 pub(crate) struct BlockSlots(Slots);
@@ -49,7 +70,7 @@ impl BlockSlots {
     /// Slots for a file of `blocks` blocks.
     pub fn new(blocks: u64) -> BlockSlots {
         if blocks <= PAGE as u64 {
-            return BlockSlots(Slots::Flat((0..blocks).map(|_| Atomic::null()).collect()));
+            return BlockSlots(Slots::Flat(empty_page(blocks as usize)));
         }
         let pages = blocks.div_ceil(PAGE as u64) as usize;
         BlockSlots(Slots::Paged {
@@ -60,7 +81,7 @@ impl BlockSlots {
 
     /// The slot of `block`, if its page exists.
     #[inline]
-    fn get(&self, block: u64) -> Option<&Atomic<Block>> {
+    fn get(&self, block: u64) -> Option<&Slot> {
         match &self.0 {
             Slots::Flat(slots) => slots.get(block as usize),
             Slots::Paged { pages, .. } => {
@@ -71,95 +92,122 @@ impl BlockSlots {
     }
 
     /// The slot of `block` (which must be below the file's block count), making its page if needed.
-    fn slot(&self, block: u64) -> &Atomic<Block> {
+    fn slot(&self, block: u64) -> &Slot {
         match &self.0 {
             Slots::Flat(slots) => &slots[block as usize],
             Slots::Paged { pages, blocks } => {
                 debug_assert!(block < *blocks);
-                let page = pages[(block / PAGE as u64) as usize]
-                    .get_or_init(|| (0..PAGE).map(|_| Atomic::null()).collect());
+                let page = pages[(block / PAGE as u64) as usize].get_or_init(|| empty_page(PAGE));
                 &page[(block % PAGE as u64) as usize]
             }
         }
     }
 }
 
-impl Drop for BlockSlots {
-    fn drop(&mut self) {
-        let free = |page: &Page| {
-            for slot in page.iter() {
-                // SAFETY: `&mut self` means no other thread holds these slots (readers and the cache's ring reach
-                // them through an `Arc`, and this is the last one), so nothing can load the pointer any more; an
-                // evicted block was set to null when it was handed to the epoch collector, so no block is freed
-                // twice.
-                unsafe {
-                    let block = slot.load(Ordering::Relaxed, epoch::unprotected());
-                    if !block.is_null() {
-                        drop(block.into_owned());
-                    }
-                }
-            }
-        };
-        match &mut self.0 {
-            Slots::Flat(slots) => free(slots),
-            Slots::Paged { pages, .. } => pages
-                .iter_mut()
-                .filter_map(OnceLock::get_mut)
-                .for_each(|p| free(p)),
+/// The memory of one slab: a whole number of slab sizes, aligned to the slab size (so that a slab of huge pages
+/// starts on one).
+struct SlabMemory {
+    /// The mapping, larger than the slab by one slab size so that an aligned slab fits in it; kept to be unmapped
+    /// when the slab is dropped, and never read or written through (the slab is reached through `base`, so that the
+    /// lock's writes of new blocks and readers' reads of old ones never make overlapping references).
+    _map: MmapMut,
+    base: *mut u8,
+}
+
+// SAFETY: `base` points into `_map`, which the slab owns and which does not move when the struct does; the memory
+// is only ever accessed through raw pointers under the rules of `BlockCache` (new bytes written under its lock into
+// a part no reader can reach yet, read by readers after the slot's release store), so handing it to another thread
+// (to the epoch collector, which unmaps it) is sound.
+unsafe impl Send for SlabMemory {}
+
+impl SlabMemory {
+    /// `len` bytes aligned to `align` (a power of two, a multiple of the page size); `None` if the system has no
+    /// memory to map, so that the cache reads the block uncached instead of failing.
+    fn new(len: usize, align: usize) -> Option<SlabMemory> {
+        let mut map = MmapMut::map_anon(len.checked_add(align)?).ok()?;
+        let offset = map.as_ptr().align_offset(align);
+        // Huge pages are advice: where the system has none (or not for this mapping), the slab is in small pages.
+        #[cfg(target_os = "linux")]
+        if align >= HUGE_PAGE {
+            let _ = map.advise_range(memmap2::Advice::HugePage, offset, len);
         }
+        // SAFETY: `offset < align` and the mapping is `len + align` bytes long, so `base..base + len` is inside it.
+        let base = unsafe { map.as_mut_ptr().add(offset) };
+        Some(SlabMemory { _map: map, base })
     }
 }
 
-/// One cached block, as the CLOCK ring knows it.
-struct Resident {
-    slots: Arc<BlockSlots>,
-    block: u64,
-    bytes: usize,
+/// One slab, as the CLOCK ring knows it.
+struct Slab {
+    memory: SlabMemory,
+    /// Slab sizes it takes from the budget: 1, or more for one block larger than a slab.
+    units: usize,
+    /// Bytes of it used (the next block is appended here).
+    used: usize,
+    /// The blocks in it, to be unlinked when it is evicted.
+    residents: Vec<(Arc<BlockSlots>, u64)>,
 }
 
-/// The CLOCK ring over every resident block, and the bytes they hold.
+impl Slab {
+    /// Bytes left at its end.
+    fn room(&self, slab: usize) -> usize {
+        self.units * slab - self.used
+    }
+}
+
+/// The CLOCK ring over every slab, and the one being filled.
 #[derive(Default)]
 struct Clock {
     /// The ring; `None` marks a free place.
-    ring: Vec<Option<Resident>>,
+    ring: Vec<Option<Slab>>,
     free: Vec<usize>,
     hand: usize,
-    bytes: usize,
+    /// The place in `ring` of the slab blocks are appended to.
+    filling: Option<usize>,
+    /// Slab sizes held by the slabs of the ring.
+    units: usize,
 }
 
 impl Clock {
-    fn push(&mut self, resident: Resident) {
-        self.bytes += resident.bytes;
+    fn push(&mut self, slab: Slab) -> usize {
+        self.units += slab.units;
         match self.free.pop() {
-            Some(at) => self.ring[at] = Some(resident),
-            None => self.ring.push(Some(resident)),
+            Some(at) => {
+                self.ring[at] = Some(slab);
+                at
+            }
+            None => {
+                self.ring.push(Some(slab));
+                self.ring.len() - 1
+            }
         }
     }
 
-    /// Advances the hand to the first block not used since the last pass, unlinks it and hands it to the epoch
-    /// collector. Only called while the ring holds bytes, so some place is full and the loop ends within two turns.
-    fn evict_one(&mut self, guard: &Guard) {
+    /// Advances the hand to the first slab not used since the last pass (its place's flag in `used`; or, after two
+    /// turns of slabs used all the time, any slab), unlinks its blocks and hands its memory to the epoch collector.
+    /// Only called while the ring holds a slab other than the one being filled, which is never evicted.
+    fn evict_one(&mut self, used: &[AtomicU8], guard: &Guard) {
+        let mut looked = 0;
         loop {
             let at = self.hand;
             self.hand = (self.hand + 1) % self.ring.len();
-            let Some(resident) = &self.ring[at] else {
-                continue;
-            };
-            let slot = resident.slots.slot(resident.block);
-            let block = slot.load(Ordering::Acquire, guard);
-            // SAFETY: a resident block's slot holds it until this ring evicts it (only the ring unlinks blocks,
-            // under the lock we hold), so the pointer is valid and not null.
-            let referenced = unsafe { &block.deref().referenced };
-            if referenced.swap(false, Ordering::Relaxed) {
+            if Some(at) == self.filling || self.ring[at].is_none() {
                 continue;
             }
-            let unlinked = slot.swap(Shared::null(), Ordering::AcqRel, guard);
-            // SAFETY: the block is unlinked, so no new reader can reach it; readers that loaded it before are
-            // pinned, and the collector frees it only after they all unpin.
-            unsafe { guard.defer_destroy(unlinked) };
-            self.bytes -= resident.bytes;
-            self.ring[at] = None;
+            looked += 1;
+            if used[at].swap(0, Ordering::Relaxed) != 0 && looked <= 2 * self.ring.len() {
+                continue;
+            }
+            let slab = self.ring[at].take().expect("the place holds a slab");
+            for (slots, block) in &slab.residents {
+                slots.slot(*block).store(ptr::null_mut(), Ordering::Release);
+            }
+            self.units -= slab.units;
             self.free.push(at);
+            let memory = slab.memory;
+            // SAFETY: every block of the slab is unlinked, so no new reader can reach its memory; readers that
+            // loaded a pointer into it before are pinned, and the collector runs this only after they all unpin.
+            unsafe { guard.defer_unchecked(move || drop(memory)) };
             return;
         }
     }
@@ -168,15 +216,27 @@ impl Clock {
 /// The bounded, thread-safe cache of decompressed blocks.
 pub(crate) struct BlockCache {
     clock: Mutex<Clock>,
-    capacity: usize,
+    /// Bytes of a slab: a power of two, at least [`MIN_SLAB`], at most [`HUGE_PAGE`].
+    slab: usize,
+    /// Slabs the budget holds.
+    units: usize,
+    /// The "recently used" flag of each place of the ring (it never has more places than the budget has slabs).
+    used: Box<[AtomicU8]>,
 }
 
 impl BlockCache {
-    /// A cache of at most `bytes` bytes of decompressed blocks (0: no caching at all).
+    /// A cache of at most `bytes` bytes of slabs (below [`MIN_SLAB`]: no caching at all).
     pub fn new(bytes: usize) -> BlockCache {
+        let slab = (bytes / MIN_SLABS)
+            .checked_next_power_of_two()
+            .unwrap_or(HUGE_PAGE)
+            .clamp(MIN_SLAB, HUGE_PAGE);
+        let units = bytes / slab;
         BlockCache {
             clock: Mutex::default(),
-            capacity: bytes,
+            slab,
+            units,
+            used: (0..units).map(|_| AtomicU8::new(0)).collect(),
         }
     }
 
@@ -189,6 +249,7 @@ impl BlockCache {
 
     /// Runs `read` on the decompressed block `block` of the file whose slots are `slots`, loading it with `load`
     /// if it is not cached. `block` must be below the file's block count.
+    #[inline]
     pub fn with_block<R, E>(
         &self,
         slots: &Arc<BlockSlots>,
@@ -199,58 +260,106 @@ impl BlockCache {
         {
             let guard = epoch::pin();
             if let Some(slot) = slots.get(block) {
-                // SAFETY: a block reachable from a slot is freed only after every thread pinned when it was
-                // unlinked has unpinned; we are pinned by `guard` for as long as we read it.
-                if let Some(cached) = unsafe { slot.load(Ordering::Acquire, &guard).as_ref() } {
-                    if !cached.referenced.load(Ordering::Relaxed) {
-                        cached.referenced.store(true, Ordering::Relaxed);
+                let at = slot.load(Ordering::Acquire);
+                if !at.is_null() {
+                    // SAFETY: a non-null slot points to a block's head in a slab, written (with the block)
+                    // before the slot's release store that our acquire load saw; the slab is unmapped only after
+                    // every thread pinned when it was evicted has unpinned, and we are pinned by `guard` for as
+                    // long as we read it.
+                    let (data, place) = unsafe {
+                        let [len, place] = at.cast::<[u32; 2]>().read().map(u32::from_le);
+                        let data = std::slice::from_raw_parts(at.add(BLOCK_HEAD), len as usize);
+                        (data, place as usize)
+                    };
+                    // The place may hold another slab by now (if this one was evicted since we loaded the slot):
+                    // that slab is then marked used once too many, which is harmless.
+                    if let Some(flag) = self.used.get(place)
+                        && flag.load(Ordering::Relaxed) == 0
+                    {
+                        flag.store(1, Ordering::Relaxed);
                     }
-                    return Ok(read(&cached.data));
+                    let value = read(data);
+                    drop(guard);
+                    return Ok(value);
                 }
             }
         }
         let data = load()?;
-        let bytes = data.len();
-        if bytes > self.capacity {
-            return Ok(read(&data));
-        }
-        let guard = epoch::pin();
-        let new = Owned::new(Block {
-            data,
-            referenced: AtomicBool::new(false),
-        });
-        let slot = slots.slot(block);
-        let installed = match slot.compare_exchange(
-            Shared::null(),
-            new,
-            Ordering::AcqRel,
-            Ordering::Acquire,
-            &guard,
-        ) {
-            Ok(installed) => {
-                let mut clock = self.clock();
-                clock.push(Resident {
-                    slots: Arc::clone(slots),
-                    block,
-                    bytes,
-                });
-                while clock.bytes > self.capacity {
-                    clock.evict_one(&guard);
-                }
-                installed
-            }
-            // Another thread cached the block first: read its copy (ours is dropped with the error).
-            Err(raced) => raced.current,
-        };
-        // SAFETY: `installed` was in the slot while we were pinned, so even if it has been evicted since (by our
-        // own eviction loop above, or another thread's) it is freed only after `guard` unpins.
-        Ok(read(unsafe { &installed.deref().data }))
+        self.keep(slots, block, &data);
+        Ok(read(&data))
     }
 
-    /// Bytes of blocks held now.
+    /// Copies `data`, block `block` of the file whose slots are `slots`, into a slab, evicting slabs to stay within
+    /// the budget; nothing if the block is larger than the budget (or than 4 GiB), if another thread cached it
+    /// first, or if the system has no memory for a new slab.
+    #[cold]
+    fn keep(&self, slots: &Arc<BlockSlots>, block: u64, data: &[u8]) {
+        let Ok(len) = u32::try_from(data.len()) else {
+            return;
+        };
+        let need = (BLOCK_HEAD + data.len()).next_multiple_of(BLOCK_HEAD);
+        let units = need.div_ceil(self.slab);
+        if units > self.units {
+            return;
+        }
+        let guard = epoch::pin();
+        let mut clock = self.clock();
+        let slot = slots.slot(block);
+        if !slot.load(Ordering::Acquire).is_null() {
+            return;
+        }
+        let room = |clock: &Clock, at: Option<usize>| {
+            at.and_then(|at| clock.ring[at].as_ref())
+                .map_or(0, |slab| slab.room(self.slab))
+        };
+        let at = if room(&clock, clock.filling) >= need {
+            clock.filling.expect("a slab with room is being filled")
+        } else {
+            // A new slab; the one being filled stays in the ring, and may still be evicted, but no longer filled.
+            let before = clock.filling.take();
+            while clock.units + units > self.units {
+                clock.evict_one(&self.used, &guard);
+            }
+            let Some(memory) = SlabMemory::new(units * self.slab, self.slab) else {
+                return;
+            };
+            let at = clock.push(Slab {
+                memory,
+                units,
+                used: 0,
+                residents: Vec::new(),
+            });
+            self.used[at].store(0, Ordering::Relaxed);
+            // Of the slab filled before (if not evicted meanwhile) and the new one, the next blocks go to the one
+            // with more room left after this block.
+            let left = units * self.slab - need;
+            clock.filling = if room(&clock, before) > left {
+                before
+            } else {
+                Some(at)
+            };
+            at
+        };
+        let slab = clock.ring[at].as_mut().expect("the place holds a slab");
+        // SAFETY: `used + need` is within the slab's memory (its room was checked, or it is new and large enough),
+        // and no reader can reach these bytes before the slot's release store below.
+        let start = unsafe {
+            let start = slab.memory.base.add(slab.used);
+            start
+                .cast::<[u32; 2]>()
+                .write([len.to_le(), (at as u32).to_le()]);
+            ptr::copy_nonoverlapping(data.as_ptr(), start.add(BLOCK_HEAD), data.len());
+            start
+        };
+        slab.used += need;
+        slab.residents.push((Arc::clone(slots), block));
+        slot.store(start, Ordering::Release);
+    }
+
+    /// Bytes of slabs held now.
     #[cfg(test)]
     pub fn bytes(&self) -> usize {
-        self.clock().bytes
+        self.clock().units * self.slab
     }
 }
 
@@ -349,6 +458,80 @@ mod tests {
             cache.with_block(&slots, 4, || Err("bad"), |_| ()),
             Err("bad")
         );
+    }
+
+    /// A block larger than a slab gets a slab of its own (several slab sizes), reads back whole and is not loaded
+    /// again; a block larger than the whole budget is read but not kept.
+    #[test]
+    fn a_block_larger_than_a_slab_has_its_own_and_one_larger_than_the_budget_is_not_kept() {
+        let cache = BlockCache::new(8 * MIN_SLAB);
+        assert_eq!((cache.slab, cache.units), (MIN_SLAB, 8));
+        let slots = Arc::new(BlockSlots::new(4));
+        let loads = Cell::new(0);
+        for (block, len) in [(0, 100), (1, 3 * MIN_SLAB + 5), (2, 9 * MIN_SLAB)] {
+            for _ in 0..3 {
+                let whole = cache
+                    .with_block::<_, ()>(
+                        &slots,
+                        block,
+                        || {
+                            loads.set(loads.get() + 1);
+                            Ok(block_of(block, len))
+                        },
+                        |d| d == &*block_of(block, len),
+                    )
+                    .unwrap();
+                assert!(whole, "block {block} of {len} bytes read wrong bytes");
+            }
+        }
+        // Blocks 0 and 1 once each; block 2, over the budget, at every read.
+        assert_eq!(loads.get(), 1 + 1 + 3);
+        // Block 0's slab and block 1's four slab sizes.
+        assert_eq!(cache.bytes(), 5 * MIN_SLAB);
+        // The room after block 1 (more than block 0's slab has left) takes the next small block.
+        let small = cache
+            .with_block::<_, ()>(
+                &slots,
+                3,
+                || Ok(block_of(3, 2000)),
+                |d| d == &*block_of(3, 2000),
+            )
+            .unwrap();
+        assert!(small);
+        assert_eq!(cache.bytes(), 5 * MIN_SLAB);
+    }
+
+    /// At the default budget slabs are huge pages, aligned to them; every block lies 8-byte aligned in the slab
+    /// whose place its head names, and reads back.
+    #[test]
+    fn blocks_lie_in_aligned_slabs_and_name_their_place() {
+        let cache = BlockCache::new(256 << 20);
+        assert_eq!(cache.slab, HUGE_PAGE);
+        let slots = Arc::new(BlockSlots::new(16));
+        for block in 0..16 {
+            let len = 1000 + 150_001 * block as usize;
+            cache
+                .with_block::<_, ()>(&slots, block, || Ok(block_of(block, len)), |_| ())
+                .unwrap();
+            let at = slots.slot(block).load(Ordering::Acquire);
+            assert!(!at.is_null(), "block {block} was not kept");
+            assert!(at.addr().is_multiple_of(BLOCK_HEAD), "block {block}");
+            // SAFETY: the block is cached (nothing else uses the cache), so its head is there.
+            let place = unsafe { u32::from_le(at.cast::<u32>().add(1).read()) } as usize;
+            let clock = cache.clock();
+            let slab = clock.ring[place]
+                .as_ref()
+                .expect("a slab at the block's place");
+            let base = slab.memory.base.addr();
+            assert!(base.is_multiple_of(HUGE_PAGE), "slab at {base:#x}");
+            assert!((base..base + slab.units * cache.slab).contains(&at.addr()));
+            assert!(slab.residents.iter().any(|(_, b)| *b == block));
+            drop(clock);
+            let read = cache
+                .with_block::<_, ()>(&slots, block, || Err(()), |d| d == &*block_of(block, len))
+                .unwrap();
+            assert!(read, "block {block} read wrong bytes");
+        }
     }
 
     /// Threads hammer a cache far too small for their blocks, so blocks are evicted while others read them: every
