@@ -70,7 +70,7 @@ pub(crate) fn from_plain(plain: &[u8]) -> Box<[u8]> {
 }
 
 /// The two-bit code of value `i` of a block kept by [`from_plain`].
-#[inline]
+#[inline(always)]
 pub(crate) fn code_at(block: &[u8], i: usize) -> u8 {
     let byte = if block[0] == PLAIN {
         block[1 + i / VALUES_PER_BYTE]
