@@ -8,7 +8,9 @@
 //! reads the block in place.
 //!
 //! The blocks live in slabs: regions of [`HUGE_PAGE`] bytes (less for a small cache), aligned to their size and
-//! backed by the system's huge pages where it gives them (Linux's transparent huge pages, `madvise`). A warm probe
+//! backed by the system's huge pages where it gives them (Linux's transparent huge pages, `madvise`), all but the
+//! first [`SMALL_PAGED_SLABS`], which come from the global allocator so that a program's first probes neither
+//! wait for a huge page to be zeroed nor fault in new pages. A warm probe
 //! spread over many tables reads one value from a random place in tens of megabytes of blocks; in 4 KiB pages
 //! nearly every such read also missed the processor's table of page translations, and with the blocks in the
 //! allocator's heap they could not be in huge pages. A block is appended to the slab being filled (copied under the
@@ -22,6 +24,7 @@
 //! thread pinned before has unpinned, so a reader never sees freed memory. When two threads miss the same block at
 //! once, both decompress it and the second keeps its copy out of the cache.
 
+use std::alloc::Layout;
 use std::ptr;
 use std::sync::atomic::{AtomicPtr, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
@@ -33,6 +36,10 @@ use memmap2::MmapMut;
 const PAGE: usize = 1024;
 /// Bytes of a slab of a cache of at least 8 of them: one huge page of x86-64 and of most ARM64 systems.
 const HUGE_PAGE: usize = 2 << 20;
+/// Slabs a cache fills in small pages before it asks for huge pages (see [`BlockCache::keep`]).
+const SMALL_PAGED_SLABS: usize = 2;
+/// Bytes of each of those first slabs, unless its first block needs more (or the slab size is smaller).
+const SMALL_SLAB: usize = 64 << 10;
 /// The smallest slab: one page of memory.
 const MIN_SLAB: usize = 4096;
 /// Slabs a cache holds at least, when its budget allows slabs of [`MIN_SLAB`]: a smaller cache has smaller slabs,
@@ -105,41 +112,73 @@ impl BlockSlots {
 }
 
 /// The memory of one slab: a whole number of slab sizes, aligned to the slab size (so that a slab of huge pages
-/// starts on one).
+/// starts on one). It is never read or written through a reference to the whole (the slab is reached through
+/// `base`, so that the lock's writes of new blocks and readers' reads of old ones never make overlapping
+/// references).
 struct SlabMemory {
-    /// The mapping, larger than the slab by one slab size so that an aligned slab fits in it; kept to be unmapped
-    /// when the slab is dropped, and never read or written through (the slab is reached through `base`, so that the
-    /// lock's writes of new blocks and readers' reads of old ones never make overlapping references).
-    _map: MmapMut,
     base: *mut u8,
+    owner: Owner,
 }
 
-// SAFETY: `base` points into `_map`, which the slab owns and which does not move when the struct does; the memory
-// is only ever accessed through raw pointers under the rules of `BlockCache` (new bytes written under its lock into
-// a part no reader can reach yet, read by readers after the slot's release store), so handing it to another thread
-// (to the epoch collector, which unmaps it) is sound.
+/// What gives a slab's memory back when it is dropped.
+enum Owner {
+    /// A mapping advised for huge pages, larger than the slab by one slab size so that an aligned slab fits in it.
+    Mapped { _map: MmapMut },
+    /// Memory of the global allocator (small pages, and memory the process may already have touched, so that the
+    /// first blocks of a new cache fault in no new pages), allocated with this layout.
+    Allocated(Layout),
+}
+
+// SAFETY: `base` points into memory the slab owns (its mapping, or its allocation), which does not move when the
+// struct does; the memory is only ever accessed through raw pointers under the rules of `BlockCache` (new bytes
+// written under its lock into a part no reader can reach yet, read by readers after the slot's release store), so
+// handing it to another thread (to the epoch collector, which frees it) is sound.
 unsafe impl Send for SlabMemory {}
 
 impl SlabMemory {
-    /// `len` bytes aligned to `align` (a power of two, a multiple of the page size); `None` if the system has no
-    /// memory to map, so that the cache reads the block uncached instead of failing.
-    fn new(len: usize, align: usize) -> Option<SlabMemory> {
+    /// `len` bytes, in huge pages aligned to `align` (a power of two, a multiple of the page size) if `huge` and
+    /// the system gives them, else from the global allocator; `None` if the system has no memory for it, so that the cache reads the block uncached
+    /// instead of failing.
+    fn new(len: usize, align: usize, huge: bool) -> Option<SlabMemory> {
+        if !huge || cfg!(not(target_os = "linux")) {
+            // Readers find a block by its slot and its slab by its head, not by the address: a cache line is
+            // alignment enough.
+            let layout = Layout::from_size_align(len, 64).ok()?;
+            // SAFETY: `len` is not zero (a slab is at least one page).
+            let base = unsafe { std::alloc::alloc(layout) };
+            return (!base.is_null()).then_some(SlabMemory {
+                base,
+                owner: Owner::Allocated(layout),
+            });
+        }
         let mut map = MmapMut::map_anon(len.checked_add(align)?).ok()?;
         let offset = map.as_ptr().align_offset(align);
         // Huge pages are advice: where the system has none (or not for this mapping), the slab is in small pages.
         #[cfg(target_os = "linux")]
-        if align >= HUGE_PAGE {
-            let _ = map.advise_range(memmap2::Advice::HugePage, offset, len);
-        }
+        let _ = map.advise_range(memmap2::Advice::HugePage, offset, len);
         // SAFETY: `offset < align` and the mapping is `len + align` bytes long, so `base..base + len` is inside it.
         let base = unsafe { map.as_mut_ptr().add(offset) };
-        Some(SlabMemory { _map: map, base })
+        Some(SlabMemory {
+            base,
+            owner: Owner::Mapped { _map: map },
+        })
+    }
+}
+
+impl Drop for SlabMemory {
+    fn drop(&mut self) {
+        if let Owner::Allocated(layout) = self.owner {
+            // SAFETY: `base` was allocated with `layout` by `new`, and is freed only here, once.
+            unsafe { std::alloc::dealloc(self.base, layout) };
+        }
     }
 }
 
 /// One slab, as the CLOCK ring knows it.
 struct Slab {
     memory: SlabMemory,
+    /// Bytes of its memory.
+    len: usize,
     /// Slab sizes it takes from the budget: 1, or more for one block larger than a slab.
     units: usize,
     /// Bytes of it used (the next block is appended here).
@@ -150,8 +189,8 @@ struct Slab {
 
 impl Slab {
     /// Bytes left at its end.
-    fn room(&self, slab: usize) -> usize {
-        self.units * slab - self.used
+    fn room(&self) -> usize {
+        self.len - self.used
     }
 }
 
@@ -310,7 +349,7 @@ impl BlockCache {
         }
         let room = |clock: &Clock, at: Option<usize>| {
             at.and_then(|at| clock.ring[at].as_ref())
-                .map_or(0, |slab| slab.room(self.slab))
+                .map_or(0, Slab::room)
         };
         let at = if room(&clock, clock.filling) >= need {
             clock.filling.expect("a slab with room is being filled")
@@ -320,19 +359,31 @@ impl BlockCache {
             while clock.units + units > self.units {
                 clock.evict_one(&self.used, &guard);
             }
-            let Some(memory) = SlabMemory::new(units * self.slab, self.slab) else {
+            // The first slabs come from the allocator, in small pages: a huge page is zeroed whole when first
+            // touched, and fresh pages fault in one by one, which a program's first probe (a small block or a few)
+            // would pay for nothing: its median went from about 60 to about 130 µs.
+            // Those first slabs are only as large as their first block needs, and at least `SMALL_SLAB` (they
+            // still count whole slab sizes against the budget).
+            let huge = self.slab == HUGE_PAGE && clock.units >= SMALL_PAGED_SLABS;
+            let len = if huge {
+                units * self.slab
+            } else {
+                (units * self.slab).min(need.max(SMALL_SLAB))
+            };
+            let Some(memory) = SlabMemory::new(len, self.slab, huge) else {
                 return;
             };
             let at = clock.push(Slab {
                 memory,
                 units,
+                len,
                 used: 0,
                 residents: Vec::new(),
             });
             self.used[at].store(0, Ordering::Relaxed);
             // Of the slab filled before (if not evicted meanwhile) and the new one, the next blocks go to the one
             // with more room left after this block.
-            let left = units * self.slab - need;
+            let left = len - need;
             clock.filling = if room(&clock, before) > left {
                 before
             } else {
@@ -501,13 +552,14 @@ mod tests {
         assert_eq!(cache.bytes(), 5 * MIN_SLAB);
     }
 
-    /// At the default budget slabs are huge pages, aligned to them; every block lies 8-byte aligned in the slab
-    /// whose place its head names, and reads back.
+    /// At the default budget the first slabs are small ones of the allocator, the others mappings of huge pages,
+    /// aligned to them; every block lies 8-byte aligned in the slab whose place its head names, and reads back.
     #[test]
     fn blocks_lie_in_aligned_slabs_and_name_their_place() {
         let cache = BlockCache::new(256 << 20);
         assert_eq!(cache.slab, HUGE_PAGE);
         let slots = Arc::new(BlockSlots::new(16));
+        let mut small = 0;
         for block in 0..16 {
             let len = 1000 + 150_001 * block as usize;
             cache
@@ -523,8 +575,17 @@ mod tests {
                 .as_ref()
                 .expect("a slab at the block's place");
             let base = slab.memory.base.addr();
-            assert!(base.is_multiple_of(HUGE_PAGE), "slab at {base:#x}");
-            assert!((base..base + slab.units * cache.slab).contains(&at.addr()));
+            match slab.memory.owner {
+                Owner::Mapped { .. } => {
+                    assert!(base.is_multiple_of(HUGE_PAGE), "slab at {base:#x}");
+                    assert_eq!(slab.len, slab.units * cache.slab);
+                }
+                Owner::Allocated(_) => {
+                    small += usize::from(slab.residents.len() == 1);
+                    assert!(slab.len <= slab.units * cache.slab);
+                }
+            }
+            assert!((base..base + slab.len).contains(&at.addr()));
             assert!(slab.residents.iter().any(|(_, b)| *b == block));
             drop(clock);
             let read = cache
@@ -532,6 +593,7 @@ mod tests {
                 .unwrap();
             assert!(read, "block {block} read wrong bytes");
         }
+        assert_eq!(small, SMALL_PAGED_SLABS);
     }
 
     /// Threads hammer a cache far too small for their blocks, so blocks are evicted while others read them: every
