@@ -8,12 +8,12 @@
 //! reads the block in place.
 //!
 //! The blocks live in slabs: regions of [`HUGE_PAGE`] bytes (less for a small cache), aligned to their size and
-//! backed by the system's huge pages where it gives them (Linux's transparent huge pages, `madvise`), all but the
-//! first [`SMALL_PAGED_SLABS`], which come from the global allocator so that a program's first probes neither
-//! wait for a huge page to be zeroed nor fault in new pages. A warm probe
+//! backed by the system's huge pages where it gives them (Linux's transparent huge pages, `madvise`). A warm probe
 //! spread over many tables reads one value from a random place in tens of megabytes of blocks; in 4 KiB pages
 //! nearly every such read also missed the processor's table of page translations, and with the blocks in the
-//! allocator's heap they could not be in huge pages. A block is appended to the slab being filled (copied under the
+//! allocator's heap they could not be in huge pages. The first [`SMALL_PAGED_SLABS`] slabs, though, are small and
+//! come from the global allocator, so that a program's first probes neither wait for a huge page to be zeroed nor
+//! fault in fresh pages. A block is appended to the slab being filled (copied under the
 //! lock, after it was decompressed outside it); a block larger than a slab has a slab of its own, several slab sizes
 //! long, whose room after the block takes the next small blocks when it has more room than the slab being filled.
 //!
@@ -137,8 +137,8 @@ unsafe impl Send for SlabMemory {}
 
 impl SlabMemory {
     /// `len` bytes, in huge pages aligned to `align` (a power of two, a multiple of the page size) if `huge` and
-    /// the system gives them, else from the global allocator; `None` if the system has no memory for it, so that the cache reads the block uncached
-    /// instead of failing.
+    /// the system gives them, else from the global allocator; `None` if the system has no memory for it, so that
+    /// the cache reads the block uncached instead of failing.
     fn new(len: usize, align: usize, huge: bool) -> Option<SlabMemory> {
         if !huge || cfg!(not(target_os = "linux")) {
             // Readers find a block by its slot and its slab by its head, not by the address: a cache line is
