@@ -10,11 +10,11 @@
  *      scripts/fathom-bench.c $FATHOM/src/tbprobe.c -Ltarget/release -lretro_c -lpthread -o fathom-bench
  *   LD_LIBRARY_PATH=target/release ./fathom-bench RETRO_TABLES_DIR SYZYGY_DIR [SECONDS] [REPS] [MEN,...]
  *
- * It draws the positions examples/c/bench.c draws (the same xorshift seed, procedure, default materials and count:
- * random squares for the kings and the material's men, a random side to move), keeping those retro accepts (legal,
- * and their table is in RETRO_TABLES_DIR) that Fathom can take too: the side not to move not in check (checked
- * here as well, though retro already refuses such positions), no castling rights, no en-passant square (none is
- * ever given). It holds them as bitboards, as an engine's search holds its positions.
+ * It draws the positions examples/c/bench.c draws (examples/c/positions.h: the same generator, seed, default
+ * materials and count: random squares for the kings and the material's men, a random side to move), keeping those
+ * retro accepts (legal, and their table is in RETRO_TABLES_DIR) that Fathom can take too: the side not to move not
+ * in check (checked here as well, though retro already refuses such positions), no castling rights, no en-passant
+ * square (none is ever given). It holds them as bitboards, as an engine's search holds its positions.
  *
  * Then (a) it probes each position once with retro_probe_wdl and once with Fathom's tb_probe_wdl (rule50 = 0,
  * castling = 0, ep = 0), which also warms both, and compares the answers: Fathom's TB_CURSED_WIN counts as a win
@@ -41,52 +41,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "../examples/c/positions.h"
 #include "retro.h"
 #include "tbprobe.h"
-
-typedef struct {
-    uint64_t white, black, kings, queens, rooks, bishops, knights, pawns;
-    bool white_to_move;
-} board;
-
-/* Each material's men besides the two kings: White's in capitals, Black's in lower case (examples/c/bench.c's). */
-static const char *MATERIALS[64] = {
-    "Q", "R", "P", "B", "N", "QR", "QB", "RB", "BN", "NN", "PP",
-    "Qq", "Qr", "Qb", "Qn", "Qp", "Rr", "Rb", "Rn", "Rp", "Bb", "Bn", "Bp", "Nn", "Np", "Pp",
-};
-
-/* examples/c/bench.c's generator and seed, so that both programs draw the same positions. */
-static uint64_t rng = 0x9e3779b97f4a7c15u;
-
-static uint64_t next_random(void) {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-
-/* A random square not in `taken` (and not on the first or last rank for a pawn). */
-static int free_square(uint64_t taken, int pawn) {
-    for (;;) {
-        int sq = (int)(next_random() % 64);
-        if (taken >> sq & 1) continue;
-        if (pawn && (sq < 8 || sq >= 56)) continue;
-        return sq;
-    }
-}
-
-static void place(board *b, char man, int sq) {
-    uint64_t bit = (uint64_t)1 << sq;
-    if (man >= 'a') b->black |= bit; else b->white |= bit;
-    switch (man | 0x20) {
-    case 'k': b->kings |= bit; break;
-    case 'q': b->queens |= bit; break;
-    case 'r': b->rooks |= bit; break;
-    case 'b': b->bishops |= bit; break;
-    case 'n': b->knights |= bit; break;
-    default: b->pawns |= bit; break;
-    }
-}
 
 static retro_status retro_wdl_of(const retro_tablebase *tb, const board *b, retro_wdl *wdl) {
     return retro_probe_wdl(tb, b->white, b->black, b->kings, b->queens, b->rooks, b->bishops, b->knights, b->pawns,
@@ -202,11 +159,6 @@ static double measure(const retro_tablebase *tb, const board *boards, size_t cou
     return (double)probes / elapsed;
 }
 
-static int by_value(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 int main(int argc, char **argv) {
     if (argc < 3 || argc > 6) {
         fprintf(stderr, "usage: %s RETRO_TABLES_DIR SYZYGY_DIR [SECONDS] [REPS] [MEN,...]\n", argv[0]);
@@ -218,16 +170,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "SECONDS must be positive and REPS 1 to 1000\n");
         return 2;
     }
-    size_t materials = 0;
-    while (MATERIALS[materials]) materials++;
-    if (argc > 5) {
-        materials = 0;
-        for (char *men = strtok(argv[5], ","); men && materials < 63; men = strtok(NULL, ",")) MATERIALS[materials++] = men;
-        if (materials == 0) {
-            fprintf(stderr, "no material in %s\n", argv[5]);
-            return 2;
-        }
-    }
+    size_t materials = materials_from(argc > 5 ? argv[5] : NULL);
+    if (materials == 0) return 2;
     retro_tablebase *tb = NULL;
     if (retro_open(argv[1], &tb) != RETRO_OK) {
         fprintf(stderr, "%s\n", retro_last_error());
@@ -246,21 +190,7 @@ int main(int argc, char **argv) {
     board *boards = malloc(COUNT * sizeof *boards);
     size_t count = 0, tries = 0, illegal_for_fathom = 0;
     while (count < COUNT && tries < 100 * (size_t)COUNT) {
-        const char *men = MATERIALS[tries++ % materials];
-        board b;
-        memset(&b, 0, sizeof b);
-        uint64_t taken = 0;
-        for (const char *m = "Kk"; *m; m++) {
-            int sq = free_square(taken, 0);
-            place(&b, *m, sq);
-            taken |= (uint64_t)1 << sq;
-        }
-        for (const char *m = men; *m; m++) {
-            int sq = free_square(taken, (*m | 0x20) == 'p');
-            place(&b, *m, sq);
-            taken |= (uint64_t)1 << sq;
-        }
-        b.white_to_move = next_random() & 1;
+        board b = random_board(MATERIALS[tries++ % materials]);
         retro_wdl wdl;
         if (retro_wdl_of(tb, &b, &wdl) != RETRO_OK) continue;
         if (!fathom_legal(&b)) {

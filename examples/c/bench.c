@@ -4,7 +4,7 @@
  *   cc -O2 examples/c/bench.c -Icrates/c/include -Ltarget/release -lretro_c -lpthread -o bench
  *   LD_LIBRARY_PATH=target/release ./bench tablebases/chess [SECONDS] [THREADS] [wdl|dtm|both] [MEN,...]
  *
- * It first draws random legal positions of the 3- and 4-man materials below (random squares, kept when the
+ * It first draws random legal positions of the 3- and 4-man materials of positions.h (random squares, kept when the
  * library accepts them: legal, and their table is in the directory) and holds them as bitboards, as an engine's
  * search holds its positions. It probes each once to warm the cache, then each thread probes them in a loop for
  * SECONDS (default 2) and the program prints the probes per second of each thread, for retro_probe_wdl and for
@@ -29,50 +29,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "positions.h"
 #include "retro.h"
-
-typedef struct {
-    uint64_t white, black, kings, queens, rooks, bishops, knights, pawns;
-    bool white_to_move;
-} board;
-
-/* Each material's men besides the two kings: White's in capitals, Black's in lower case. */
-static const char *MATERIALS[64] = {
-    "Q", "R", "P", "B", "N", "QR", "QB", "RB", "BN", "NN", "PP",
-    "Qq", "Qr", "Qb", "Qn", "Qp", "Rr", "Rb", "Rn", "Rp", "Bb", "Bn", "Bp", "Nn", "Np", "Pp",
-};
-
-static uint64_t rng = 0x9e3779b97f4a7c15u;
-
-static uint64_t next_random(void) {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-
-/* A random square not in `taken` (and not on the first or last rank for a pawn). */
-static int free_square(uint64_t taken, int pawn) {
-    for (;;) {
-        int sq = (int)(next_random() % 64);
-        if (taken >> sq & 1) continue;
-        if (pawn && (sq < 8 || sq >= 56)) continue;
-        return sq;
-    }
-}
-
-static void place(board *b, char man, int sq) {
-    uint64_t bit = (uint64_t)1 << sq;
-    if (man >= 'a') b->black |= bit; else b->white |= bit;
-    switch (man | 0x20) {
-    case 'k': b->kings |= bit; break;
-    case 'q': b->queens |= bit; break;
-    case 'r': b->rooks |= bit; break;
-    case 'b': b->bishops |= bit; break;
-    case 'n': b->knights |= bit; break;
-    default: b->pawns |= bit; break;
-    }
-}
 
 static retro_status probe_wdl(const retro_tablebase *tb, const board *b, retro_wdl *wdl) {
     return retro_probe_wdl(tb, b->white, b->black, b->kings, b->queens, b->rooks, b->bishops, b->knights, b->pawns,
@@ -82,11 +40,6 @@ static retro_status probe_wdl(const retro_tablebase *tb, const board *b, retro_w
 static retro_status probe_dtm(const retro_tablebase *tb, const board *b, retro_wdl *wdl, int32_t *dtm) {
     return retro_probe_dtm(tb, b->white, b->black, b->kings, b->queens, b->rooks, b->bishops, b->knights, b->pawns,
                            RETRO_NO_EP, b->white_to_move, wdl, dtm);
-}
-
-static int by_value(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 /* Times one DTM probe on a new handle for each of `count` positions (at most 1000); prints what it saw. */
@@ -164,16 +117,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "SECONDS must be positive, THREADS 1 to 64, and the mode wdl, dtm, both or cold\n");
         return 2;
     }
-    size_t materials = 0;
-    while (MATERIALS[materials]) materials++;
-    if (argc > 5) {
-        materials = 0;
-        for (char *men = strtok(argv[5], ","); men && materials < 63; men = strtok(NULL, ",")) MATERIALS[materials++] = men;
-        if (materials == 0) {
-            fprintf(stderr, "no material in %s\n", argv[5]);
-            return 2;
-        }
-    }
+    size_t materials = materials_from(argc > 5 ? argv[5] : NULL);
+    if (materials == 0) return 2;
     retro_tablebase *tb = NULL;
     if (retro_open(argv[1], &tb) != RETRO_OK) {
         fprintf(stderr, "%s\n", retro_last_error());
@@ -184,21 +129,7 @@ int main(int argc, char **argv) {
     board *boards = malloc(COUNT * sizeof *boards);
     size_t count = 0, tries = 0;
     while (count < COUNT && tries < 100 * (size_t)COUNT) {
-        const char *men = MATERIALS[tries++ % materials];
-        board b;
-        memset(&b, 0, sizeof b);
-        uint64_t taken = 0;
-        for (const char *m = "Kk"; *m; m++) {
-            int sq = free_square(taken, 0);
-            place(&b, *m, sq);
-            taken |= (uint64_t)1 << sq;
-        }
-        for (const char *m = men; *m; m++) {
-            int sq = free_square(taken, (*m | 0x20) == 'p');
-            place(&b, *m, sq);
-            taken |= (uint64_t)1 << sq;
-        }
-        b.white_to_move = next_random() & 1;
+        board b = random_board(MATERIALS[tries++ % materials]);
         retro_wdl wdl;
         if (probe_wdl(tb, &b, &wdl) == RETRO_OK) boards[count++] = b;
     }
