@@ -40,6 +40,12 @@ const HUGE_PAGE: usize = 2 << 20;
 const SMALL_PAGED_SLABS: usize = 2;
 /// Bytes of each of those first slabs, unless its first block needs more (or the slab size is smaller).
 const SMALL_SLAB: usize = 64 << 10;
+/// The largest budget: 1 TiB of slabs (each slab has a flag of one byte, made with the cache: 512 KiB of them).
+const MAX_BYTES: usize = if usize::BITS > 40 {
+    (1u64 << 40) as usize
+} else {
+    usize::MAX
+};
 /// The smallest slab: one page of memory.
 const MIN_SLAB: usize = 4096;
 /// Slabs a cache holds at least, when its budget allows slabs of [`MIN_SLAB`]: a smaller cache has smaller slabs,
@@ -264,8 +270,11 @@ pub(crate) struct BlockCache {
 }
 
 impl BlockCache {
-    /// A cache of at most `bytes` bytes of slabs (below [`MIN_SLAB`]: no caching at all).
+    /// A cache of at most `bytes` bytes of slabs (below [`MIN_SLAB`]: no caching at all; above [`MAX_BYTES`]:
+    /// that many, so that a caller asking for "no bound", as `usize::MAX`, gets a cache larger than any memory
+    /// rather than a table of flags larger than any memory).
     pub fn new(bytes: usize) -> BlockCache {
+        let bytes = bytes.min(MAX_BYTES);
         let slab = (bytes / MIN_SLABS)
             .checked_next_power_of_two()
             .unwrap_or(HUGE_PAGE)
@@ -509,6 +518,29 @@ mod tests {
             cache.with_block(&slots, 4, || Err("bad"), |_| ()),
             Err("bad")
         );
+    }
+
+    /// A budget of "no bound" is a large cache that works, not a failed allocation of its slabs' flags.
+    #[test]
+    fn a_budget_of_no_bound_is_the_largest_one() {
+        let cache = BlockCache::new(usize::MAX);
+        assert_eq!(
+            (cache.slab, cache.units),
+            (HUGE_PAGE, MAX_BYTES / HUGE_PAGE)
+        );
+        let slots = Arc::new(BlockSlots::new(2));
+        for _ in 0..2 {
+            let read = cache
+                .with_block::<_, ()>(
+                    &slots,
+                    1,
+                    || Ok(block_of(1, 5000)),
+                    |d| d == &*block_of(1, 5000),
+                )
+                .unwrap();
+            assert!(read);
+        }
+        assert_eq!(cache.bytes(), HUGE_PAGE);
     }
 
     /// A block larger than a slab gets a slab of its own (several slab sizes), reads back whole and is not loaded
