@@ -435,6 +435,19 @@ mod tests {
             .into_boxed_slice()
     }
 
+    /// Reads block `b` of `slots` through `cache` (loaded as [`block_of`] makes it, if not cached): whether its
+    /// `len` bytes read back.
+    fn reads_back(cache: &BlockCache, slots: &Arc<BlockSlots>, b: u64, len: usize) -> bool {
+        cache
+            .with_block::<_, ()>(
+                slots,
+                b,
+                || Ok(block_of(b, len)),
+                |d| d == &*block_of(b, len),
+            )
+            .unwrap()
+    }
+
     #[test]
     fn a_cached_block_is_not_loaded_again() {
         let cache = BlockCache::new(1 << 20);
@@ -530,15 +543,7 @@ mod tests {
         );
         let slots = Arc::new(BlockSlots::new(2));
         for _ in 0..2 {
-            let read = cache
-                .with_block::<_, ()>(
-                    &slots,
-                    1,
-                    || Ok(block_of(1, 5000)),
-                    |d| d == &*block_of(1, 5000),
-                )
-                .unwrap();
-            assert!(read);
+            assert!(reads_back(&cache, &slots, 1, 5000));
         }
         assert_eq!(cache.bytes(), HUGE_PAGE);
     }
@@ -572,15 +577,7 @@ mod tests {
         // Block 0's slab and block 1's four slab sizes.
         assert_eq!(cache.bytes(), 5 * MIN_SLAB);
         // The room after block 1 (more than block 0's slab has left) takes the next small block.
-        let small = cache
-            .with_block::<_, ()>(
-                &slots,
-                3,
-                || Ok(block_of(3, 2000)),
-                |d| d == &*block_of(3, 2000),
-            )
-            .unwrap();
-        assert!(small);
+        assert!(reads_back(&cache, &slots, 3, 2000));
         assert_eq!(cache.bytes(), 5 * MIN_SLAB);
     }
 
@@ -644,15 +641,10 @@ mod tests {
                             .wrapping_mul(6364136223846793005)
                             .wrapping_add(1442695040888963407);
                         let b = (state >> 33) % 40 * 37;
-                        let ok = cache
-                            .with_block::<_, ()>(
-                                slots,
-                                b,
-                                || Ok(block_of(b, 512)),
-                                |d| d == &*block_of(b, 512),
-                            )
-                            .unwrap();
-                        assert!(ok, "block {b} read wrong bytes");
+                        assert!(
+                            reads_back(cache, slots, b, 512),
+                            "block {b} read wrong bytes"
+                        );
                     }
                 });
             }
