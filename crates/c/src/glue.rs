@@ -16,32 +16,39 @@ use retro_query::{QueryError, Tablebase};
 use crate::{retro_status, retro_tablebase, retro_wdl};
 
 /// Why a call failed: the status C gets and the line [`crate::retro_last_error`] gives. Only made on failure, so
-/// the success path never builds a message.
-pub struct Failure {
-    pub status: retro_status,
-    pub message: String,
+/// the success path never builds a message; boxed, one pointer, so that a probe's `Result<(), Failure>` comes back
+/// in a register rather than through memory.
+pub struct Failure(Box<Failed>);
+
+struct Failed {
+    status: retro_status,
+    message: String,
 }
 
 impl Failure {
+    #[cold]
     pub fn new(status: retro_status, message: impl Into<String>) -> Failure {
-        Failure {
+        Failure(Box::new(Failed {
             status,
             message: message.into(),
-        }
+        }))
     }
 
+    #[cold]
     fn bad_position(message: impl Into<String>) -> Failure {
         Failure::new(retro_status::RETRO_ERR_BAD_POSITION, message)
     }
 }
 
 impl From<LookupError> for Failure {
+    #[cold]
     fn from(e: LookupError) -> Failure {
         Failure::from(QueryError::from(e))
     }
 }
 
 impl From<QueryError> for Failure {
+    #[cold]
     fn from(e: QueryError) -> Failure {
         let status = match e {
             QueryError::UnknownGame { .. } => retro_status::RETRO_ERR_UNKNOWN_GAME,
@@ -72,10 +79,11 @@ fn c_message(message: String) -> CString {
 
 /// Keeps the failure's message for [`last_error`] and gives its status.
 fn record(failure: Failure) -> retro_status {
-    let message = c_message(failure.message);
+    let Failed { status, message } = *failure.0;
+    let message = c_message(message);
     // During the thread's own teardown the slot may be gone: the status still says what failed.
     let _ = LAST_ERROR.try_with(|slot| *slot.borrow_mut() = message);
-    failure.status
+    status
 }
 
 /// The message of this thread's last failed call, valid until this thread's next failed call.

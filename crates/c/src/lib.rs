@@ -215,16 +215,17 @@ pub unsafe extern "C" fn retro_probe_wdl(
     white_to_move: bool,
     wdl: *mut retro_wdl,
 ) -> retro_status {
+    // The board is made before the guard, so that its closure holds one reference to it rather than every argument.
+    let board = Board {
+        white,
+        black,
+        roles: [kings, queens, rooks, bishops, knights, pawns],
+        ep,
+        white_to_move,
+    };
     guard(|| {
         // SAFETY: the caller's contract.
         let tablebase = unsafe { tablebase(tb) }?;
-        let board = Board {
-            white,
-            black,
-            roles: [kings, queens, rooks, bishops, knights, pawns],
-            ep,
-            white_to_move,
-        };
         let outcome = tablebase.chess().wdl(&board.position()?)?;
         // SAFETY: the caller's contract.
         unsafe { put(wdl, "wdl", wdl_of(outcome)) }
