@@ -105,6 +105,38 @@ fn group_code(group: &Group, squares: Bitboard, low_king: usize, high_king: usiz
     code
 }
 
+/// The digit of one group of identical pieces standing on `squares` once moved by the transform numbered `t`:
+/// [`group_code`] of the moved squares. A group of one or two men, nearly every group of a table of up to six, moves
+/// its squares one by one through the transform's table of squares, where moving the bitboard took up to three
+/// rounds of bit swaps; a larger group moves its bitboard, whose squares then come out in order.
+#[inline(always)]
+fn moved_group_code(
+    group: &Group,
+    squares: Bitboard,
+    t: usize,
+    low_king: usize,
+    high_king: usize,
+) -> u64 {
+    // `& 63` keeps a square of an empty bitboard (a position of another material, against the contract of the
+    // callers) inside the table: a wrong digit, as the bitboard's way gives, not a panic.
+    let rank_of = |bits: u64| {
+        let sq = TRANSFORMS[t][bits.trailing_zeros() as usize & 63];
+        rank(group.piece.role, Square::new(sq), low_king, high_king)
+    };
+    match group.count {
+        1 => rank_of(squares.0) as u64,
+        2 => {
+            // The rank grows with the square, so the lower of the two moved squares has the lower rank.
+            let (a, b) = (
+                rank_of(squares.0),
+                rank_of(squares.0 & squares.0.wrapping_sub(1)),
+            );
+            a.min(b) as u64 + BINOMIAL[a.max(b)][2]
+        }
+        _ => group_code(group, transform_board(t, squares), low_king, high_king),
+    }
+}
+
 /// The rank of square `sq` among the squares a man of `role` may stand on: for a pawn, among ranks 2 to 7; for a
 /// piece, among the squares the kings (on `low_king` and `high_king`) leave free.
 #[inline(always)]
@@ -548,8 +580,8 @@ impl TableIndex {
         };
         let mut index = pair;
         for g in &self.groups {
-            let squares = transform_board(t, pos.by_piece(g.piece.color, g.piece.role));
-            index = index * g.radix + group_code(g, squares, low_king, high_king);
+            let squares = pos.by_piece(g.piece.color, g.piece.role);
+            index = index * g.radix + moved_group_code(g, squares, t, low_king, high_king);
         }
         if pos.turn() == Color::Black {
             index += self.half;

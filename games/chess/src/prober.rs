@@ -325,9 +325,8 @@ impl Prober {
         if men > MAX_MEN {
             return Err(LookupError::TooManyMen { men }.into());
         }
-        let material = Material::of(pos);
-        let Some(entry) = self.entry(material.key()) else {
-            let canonical = material.canonical();
+        let Some(entry) = self.entry(Material::key_of(pos)) else {
+            let canonical = Material::of(pos).canonical();
             return Err(LookupError::Missing {
                 material: canonical.to_string(),
                 dir: self.tables.dir().display().to_string(),
