@@ -226,7 +226,7 @@ pub unsafe extern "C" fn retro_probe_wdl(
     guard(|| {
         // SAFETY: the caller's contract.
         let tablebase = unsafe { tablebase(tb) }?;
-        let outcome = tablebase.chess().wdl(&board.position()?)?;
+        let outcome = board.with_position(|pos| Ok(tablebase.chess().wdl(pos)?))?;
         // SAFETY: the caller's contract.
         unsafe { put(wdl, "wdl", wdl_of(outcome)) }
     })
@@ -264,7 +264,7 @@ pub unsafe extern "C" fn retro_probe_dtm(
             ep,
             white_to_move,
         };
-        let value = tablebase.chess().value(&board.position()?)?;
+        let value = board.with_position(|pos| Ok(tablebase.chess().value(pos)?))?;
         // SAFETY: the caller's contract.
         unsafe { write_value(value, wdl, dtm) }
     })
@@ -348,7 +348,7 @@ pub unsafe extern "C" fn retro_probe_root(
             white_to_move,
         };
         // SAFETY: the caller's contract.
-        unsafe { write_root(tablebase, &board.position()?, moves, capacity, count) }
+        board.with_position(|pos| unsafe { write_root(tablebase, pos, moves, capacity, count) })
     })
 }
 
