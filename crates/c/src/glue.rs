@@ -100,6 +100,9 @@ pub(crate) fn empty_message() -> *const c_char {
 }
 
 /// Runs an entry point's body: its failure, or a panic (a bug in retro), becomes a status; nothing unwinds into C.
+/// Inlined into each entry point, so that the arguments reach the position in registers rather than through a
+/// closure's captures in memory.
+#[inline(always)]
 pub fn guard(body: impl FnOnce() -> Result<(), Failure>) -> retro_status {
     // AssertUnwindSafe: after a panic nothing the body touched is used again except through the handle, whose
     // tables are only read (a block cache left half-filled by a panic is still a valid cache).

@@ -173,6 +173,10 @@ impl Position {
         by_role: [Bitboard; 6],
         turn: Color,
     ) -> Result<Position, PositionError> {
+        // The position first, then the checks: built after them, it was copied from the checks' array in 16-byte
+        // pieces whose loads waited on the array's 8-byte stores (with the C glue's guard inlined, 4 to 6% more probes a
+        // second through the C API).
+        let pos = Position::from_bitboards(by_color, by_role, turn);
         let mut covered = 0;
         let mut twice = 0;
         for bits in by_role {
@@ -182,9 +186,8 @@ impl Position {
         let both = by_color[0].0 & by_color[1].0;
         let stray = covered ^ (by_color[0].0 | by_color[1].0);
         if both | twice | stray != 0 {
-            return Err(Position::disagreement(both, twice, stray, by_role));
+            return Err(Position::disagreement(both, twice, stray, pos.by_role));
         }
-        let pos = Position::from_bitboards(by_color, by_role, turn);
         pos.validate()?;
         Ok(pos)
     }
