@@ -174,8 +174,8 @@ impl Position {
         turn: Color,
     ) -> Result<Position, PositionError> {
         // The position first, then the checks: built after them, it was copied from the checks' array in 16-byte
-        // pieces whose loads waited on the array's 8-byte stores (with the C glue's guard inlined, 4 to 6% more probes a
-        // second through the C API).
+        // pieces whose loads waited on the array's 8-byte stores (with the C glue's guard inlined, 4 to 6% more
+        // probes a second through the C API).
         let pos = Position::from_bitboards(by_color, by_role, turn);
         let mut covered = 0;
         let mut twice = 0;
