@@ -198,7 +198,9 @@ pub(crate) fn dtm_of(value: Value) -> i32 {
 }
 
 /// A chess position as Fathom's callers give it: which squares are White's and Black's, which hold each role, the
-/// side to move and the en-passant square (0 for none).
+/// side to move and the en-passant square (0 for none). An entry point makes it before its [`guard`], so that the
+/// guarded closure holds one reference to it rather than every argument (KQvK and KRvKR through the C API: 5 to 12%
+/// more WDL probes a second than with the board made inside, two alternated batches).
 #[derive(Clone, Copy)]
 pub(crate) struct Board {
     pub white: u64,

@@ -215,7 +215,6 @@ pub unsafe extern "C" fn retro_probe_wdl(
     white_to_move: bool,
     wdl: *mut retro_wdl,
 ) -> retro_status {
-    // The board is made before the guard, so that its closure holds one reference to it rather than every argument.
     let board = Board {
         white,
         black,
@@ -254,16 +253,16 @@ pub unsafe extern "C" fn retro_probe_dtm(
     wdl: *mut retro_wdl,
     dtm: *mut i32,
 ) -> retro_status {
+    let board = Board {
+        white,
+        black,
+        roles: [kings, queens, rooks, bishops, knights, pawns],
+        ep,
+        white_to_move,
+    };
     guard(|| {
         // SAFETY: the caller's contract.
         let tablebase = unsafe { tablebase(tb) }?;
-        let board = Board {
-            white,
-            black,
-            roles: [kings, queens, rooks, bishops, knights, pawns],
-            ep,
-            white_to_move,
-        };
         let value = board.with_position(|pos| Ok(tablebase.chess().value(pos)?))?;
         // SAFETY: the caller's contract.
         unsafe { write_value(value, wdl, dtm) }
@@ -337,16 +336,16 @@ pub unsafe extern "C" fn retro_probe_root(
     capacity: usize,
     count: *mut usize,
 ) -> retro_status {
+    let board = Board {
+        white,
+        black,
+        roles: [kings, queens, rooks, bishops, knights, pawns],
+        ep,
+        white_to_move,
+    };
     guard(|| {
         // SAFETY: the caller's contract.
         let tablebase = unsafe { tablebase(tb) }?;
-        let board = Board {
-            white,
-            black,
-            roles: [kings, queens, rooks, bishops, knights, pawns],
-            ep,
-            white_to_move,
-        };
         // SAFETY: the caller's contract.
         board.with_position(|pos| unsafe { write_root(tablebase, pos, moves, capacity, count) })
     })
