@@ -1299,6 +1299,64 @@ fn a_whole_table_block_of_floors_is_stored_with_its_digits_in_the_best_order() {
     assert!(!layouts.contains(&Layout::Permuted), "{layouts:?}");
 }
 
+/// The orders of a file of one block are tried on several threads at once: its bytes are the same with one, two or
+/// three threads, of a block permuted in a better order of its digits, with floors whose free positions hang on the
+/// orders tried (each looked up once whichever thread asks first).
+#[test]
+fn a_one_block_file_is_the_same_whatever_the_threads_trying_its_orders() {
+    use retro_probe::Layout;
+    let digits: &[u64] = &[4, 64, 16, 32];
+    let size: Index = digits.iter().product();
+    let values = |i: Index| {
+        let (first, third) = (i / (64 * 16 * 32), i / 32 % 16);
+        match mix(i) % 20 {
+            0 => None,
+            _ => Some(match mix(first * 16 + third) % 3 {
+                0 => Value::loss(0),
+                1 => Value::DRAW,
+                _ => Value::win(1),
+            }),
+        }
+    };
+    // One position in seven has an exit reaching its own outcome, so it may store a worse one.
+    let best_exit = |i: Index| match values(i) {
+        Some(v) if mix(i ^ 0x5eed).is_multiple_of(7) => v.outcome(),
+        _ => Outcome::Loss,
+    };
+    let mut files = Vec::new();
+    for threads in [1, 2, 3] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let spec = TableSpec {
+            index_digits: digits,
+            exits: Some(&best_exit as &(dyn Fn(Index) -> Outcome + Sync)),
+            ..spec("digits", size, 1, b"")
+        };
+        let (dir, _, table) = pool.install(|| write_transposable(spec, 1 << 21, true, values));
+        assert_eq!(
+            table.wdl_file().block_layout(0).unwrap(),
+            Some(Layout::Permuted)
+        );
+        // Each stored outcome is the position's own, or a worse one where its exits reach its own.
+        for i in 0..size {
+            if let Some(v) = values(i) {
+                let stored = table.probe_wdl_floor(i).unwrap();
+                assert!(
+                    stored == v.outcome() || (stored < v.outcome() && best_exit(i) == v.outcome()),
+                    "index {i}: {stored:?} stored for {v:?}"
+                );
+            }
+        }
+        files.push(std::fs::read(dir.path().join("graph/digits.rwdl")).unwrap());
+    }
+    assert!(
+        files[0] == files[1] && files[1] == files[2],
+        "1, 2 and 3 threads wrote different bytes"
+    );
+}
+
 /// WDL blocks of a table with a period are stored transposed (one code a byte, version 4) when that is smaller,
 /// with or without floors, read back exactly, and the file is smaller than without trying.
 #[test]

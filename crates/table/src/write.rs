@@ -1,11 +1,10 @@
 //! The table writer: see the crate documentation for the steps.
 
-use std::cell::Cell;
 use std::fs::{self, File};
 use std::io::{self, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
@@ -1062,23 +1061,27 @@ impl FileWriter<'_> {
                         .map_or(stored, |order| order.index_at(stored))
                 };
                 // Whether the position at offset `k` may store a worse outcome, looked up once (it costs a look at
-                // the position's moves) however many orders the block is filled in: 0 = not yet known.
-                let lowerable: Vec<Cell<u8>> = match self.exits {
-                    Some(_) => vec![Cell::new(0); own.len()],
+                // the position's moves) however many orders the block is filled in: 0 = not yet known. Atomic, so
+                // that orders may be tried on several threads; two threads that look up the same offset at once
+                // store the same answer.
+                let lowerable: Vec<AtomicU8> = match self.exits {
+                    Some(_) => (0..own.len()).map(|_| AtomicU8::new(0)).collect(),
                     None => Vec::new(),
                 };
                 let may_lower = |k: usize| {
                     let Some(cell) = lowerable.get(k) else {
                         return false;
                     };
-                    if cell.get() == 0 {
+                    let mut known = cell.load(Ordering::Relaxed);
+                    if known == 0 {
                         let i = index_of(k);
                         let lower = values
                             .value(i)
                             .is_some_and(|v| self.may_store_below(i, v.outcome()));
-                        cell.set(1 + u8::from(lower));
+                        known = 1 + u8::from(lower);
+                        cell.store(known, Ordering::Relaxed);
                     }
-                    cell.get() == 2
+                    known == 2
                 };
                 let stored = self
                     .store_wdl(&own, &sides, &may_lower, compressor, proxy)
@@ -1125,7 +1128,7 @@ impl FileWriter<'_> {
         &self,
         own: &[u8],
         sides: &[u8],
-        may_lower: &impl Fn(usize) -> bool,
+        may_lower: &(impl Fn(usize) -> bool + Sync),
         compressor: &mut Squeezer,
         proxy: &mut zstd::bulk::Compressor<'static>,
     ) -> io::Result<Vec<u8>> {
@@ -1256,7 +1259,7 @@ impl FileWriter<'_> {
         &self,
         own: &[u8],
         sides: &[u8],
-        may_lower: impl Fn(usize) -> bool,
+        may_lower: impl Fn(usize) -> bool + Sync,
         compressor: &mut Squeezer,
         proxy: &mut zstd::bulk::Compressor<'static>,
     ) -> io::Result<Option<Vec<u8>>> {
@@ -1286,9 +1289,12 @@ impl FileWriter<'_> {
         candidates.retain(|&columns| columns >= 2 && columns < own.len() / 2);
         let mut orders: Vec<Order> = candidates.into_iter().map(Order::Columns).collect();
         orders.extend(self.digit_orders(own.len()));
-        for candidate in orders {
+        // A candidate's codes in its order, and their quick size.
+        let try_order = |candidate: &Order,
+                         proxy: &mut zstd::bulk::Compressor<'static>|
+         -> io::Result<(usize, Vec<u8>)> {
             let mut order = vec![0u32; own.len()];
-            match &candidate {
+            match candidate {
                 Order::Columns(columns) => {
                     format::for_each_transposed(own.len(), *columns, |to, from| {
                         order[to] = from as u32
@@ -1300,22 +1306,58 @@ impl FileWriter<'_> {
             }
             let own_transposed: Vec<u8> = order.iter().map(|&k| own[k as usize]).collect();
             let sides_transposed: Vec<u8> = order.iter().map(|&k| sides[k as usize]).collect();
-            let (_, codes) = self.fill(
+            let (measured, codes) = self.fill(
                 &own_transposed,
                 &sides_transposed,
                 |t| may_lower(order[t] as usize),
                 |codes| Ok(proxy.compress(codes)?.len()),
             )?;
-            let mut quick = proxy.compress(&codes)?.len();
+            // The fills were measured by the same quick compression, unless there was only one.
+            let mut quick = match measured {
+                Some(quick) => quick,
+                None => proxy.compress(&codes)?.len(),
+            };
             if let Order::Digits(..) = candidate {
                 // A permuted block may pack its codes four a byte, which is mostly smaller.
                 quick = quick.min(proxy.compress(&pack_wdl(&codes))?.len());
             }
-            // Ties go to the candidate tried first.
-            let at = leaders.partition_point(|leader| leader.0 <= quick);
-            if at < LEADERS {
-                leaders.insert(at, (quick, candidate, codes));
-                leaders.truncate(LEADERS);
+            Ok((quick, codes))
+        };
+        // The block of a file of one block is the whole file, written by one thread while the others soon run out
+        // of work (a 4-man chess table: two dozen orders tried, most of its writing time): its candidates are tried
+        // a few at a time, one a thread, each with a quick compressor of its own. The leaders are picked in the
+        // candidates' order whatever the threads, so the bytes do not depend on them. A block among others is left
+        // to its thread: the others have blocks of their own. A thread trying an order holds what
+        // [`WriteOptions::peak_bytes`] counts a thread's transposed candidates at, and a quick compressor.
+        let lanes = if self.block_count() == 1 {
+            rayon::current_num_threads().min(orders.len()).max(1)
+        } else {
+            1
+        };
+        let mut more_proxies = (1..lanes)
+            .map(|_| self.compressor(PROXY_LEVEL))
+            .collect::<io::Result<Vec<_>>>()?;
+        let mut proxies: Vec<&mut zstd::bulk::Compressor<'static>> = std::iter::once(proxy)
+            .chain(more_proxies.iter_mut())
+            .collect();
+        let mut orders = orders.into_iter();
+        loop {
+            let few: Vec<Order> = orders.by_ref().take(lanes).collect();
+            if few.is_empty() {
+                break;
+            }
+            let tried = few
+                .par_iter()
+                .zip(proxies.par_iter_mut())
+                .map(|(candidate, proxy)| try_order(candidate, proxy))
+                .collect::<io::Result<Vec<_>>>()?;
+            for (candidate, (quick, codes)) in few.into_iter().zip(tried) {
+                // Ties go to the candidate tried first.
+                let at = leaders.partition_point(|leader| leader.0 <= quick);
+                if at < LEADERS {
+                    leaders.insert(at, (quick, candidate, codes));
+                    leaders.truncate(LEADERS);
+                }
             }
         }
         // Quick sizes rank candidates only roughly (KNvKP: with the chess index's row lengths among the candidates,
