@@ -1251,6 +1251,23 @@ fn the_index_periods_a_game_gives_are_tried() {
     assert!(sizes[1] * 2 < sizes[0], "{sizes:?}");
 }
 
+/// The digits of the index of [`two_digit_value`]'s table.
+const TWO_DIGIT_DIGITS: &[u64] = &[4, 64, 16, 32];
+
+/// A table whose values hang on two of its four digits ([`TWO_DIGIT_DIGITS`]) that no rotation brings together (the
+/// first and the third), one index in twenty a hole.
+fn two_digit_value(i: Index) -> Option<Value> {
+    let (first, third) = (i / (64 * 16 * 32), i / 32 % 16);
+    match mix(i) % 20 {
+        0 => None,
+        _ => Some(match mix(first * 16 + third) % 3 {
+            0 => Value::loss(0),
+            1 => Value::DRAW,
+            _ => Value::win(1),
+        }),
+    }
+}
+
 /// A WDL file of floors that is one block, of a table whose values hang on two of its four digits that no rotation
 /// brings together (the first and the third): the writer stores the block with its digits in another order
 /// ([`Layout::Permuted`]), which reads back exactly and is smaller than anything it finds without the digits; a file
@@ -1258,19 +1275,9 @@ fn the_index_periods_a_game_gives_are_tried() {
 #[test]
 fn a_whole_table_block_of_floors_is_stored_with_its_digits_in_the_best_order() {
     use retro_probe::Layout;
-    let digits: &[u64] = &[4, 64, 16, 32];
+    let digits = TWO_DIGIT_DIGITS;
     let size: Index = digits.iter().product();
-    let values = |i: Index| {
-        let (first, third) = (i / (64 * 16 * 32), i / 32 % 16);
-        match mix(i) % 20 {
-            0 => None,
-            _ => Some(match mix(first * 16 + third) % 3 {
-                0 => Value::loss(0),
-                1 => Value::DRAW,
-                _ => Value::win(1),
-            }),
-        }
-    };
+    let values = two_digit_value;
     let no_exit = |_: Index| Outcome::Loss;
     let write = |index_digits: &[u64], floors: bool, block_values: u32| {
         let spec = TableSpec {
@@ -1305,19 +1312,9 @@ fn a_whole_table_block_of_floors_is_stored_with_its_digits_in_the_best_order() {
 #[test]
 fn a_one_block_file_is_the_same_whatever_the_threads_trying_its_orders() {
     use retro_probe::Layout;
-    let digits: &[u64] = &[4, 64, 16, 32];
+    let digits = TWO_DIGIT_DIGITS;
     let size: Index = digits.iter().product();
-    let values = |i: Index| {
-        let (first, third) = (i / (64 * 16 * 32), i / 32 % 16);
-        match mix(i) % 20 {
-            0 => None,
-            _ => Some(match mix(first * 16 + third) % 3 {
-                0 => Value::loss(0),
-                1 => Value::DRAW,
-                _ => Value::win(1),
-            }),
-        }
-    };
+    let values = two_digit_value;
     // One position in seven has an exit reaching its own outcome, so it may store a worse one.
     let best_exit = |i: Index| match values(i) {
         Some(v) if mix(i ^ 0x5eed).is_multiple_of(7) => v.outcome(),
