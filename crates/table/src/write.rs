@@ -1342,26 +1342,19 @@ impl FileWriter<'_> {
         let mut proxies: Vec<&mut zstd::bulk::Compressor<'static>> = std::iter::once(proxy)
             .chain(more_proxies.iter_mut())
             .collect();
-        let mut orders = orders.into_iter();
-        loop {
-            let few: Vec<Order> = orders.by_ref().take(lanes).collect();
-            if few.is_empty() {
-                break;
-            }
-            let tried = few
-                .par_iter()
-                .zip(proxies.par_iter_mut())
-                .map(|(candidate, proxy)| try_order(candidate, proxy))
-                .collect::<io::Result<Vec<_>>>()?;
-            for (candidate, (quick, codes)) in few.into_iter().zip(tried) {
+        in_lanes(
+            orders,
+            &mut proxies,
+            try_order,
+            |candidate, (quick, codes)| {
                 // Ties go to the candidate tried first.
                 let at = leaders.partition_point(|leader| leader.0 <= quick);
                 if at < LEADERS {
                     leaders.insert(at, (quick, candidate, codes));
                     leaders.truncate(LEADERS);
                 }
-            }
-        }
+            },
+        )?;
         // Quick sizes rank candidates only roughly (KNvKP: with the chess index's row lengths among the candidates,
         // the quick pick alone made the file 143.5 KB against 124.4 KB), so the leaders are compressed in earnest
         // and the smallest kept: a transposed leader once, a permuted one with both packings (four codes a byte make
@@ -1409,19 +1402,12 @@ impl FileWriter<'_> {
             .chain(more_compressors.iter_mut())
             .collect();
         let mut best: Option<Vec<u8>> = None;
-        for few in earnest.chunks(lanes) {
-            let stored = few
-                .par_iter()
-                .zip(compressors.par_iter_mut())
-                .map(|(job, compressor)| stored_as(job, compressor))
-                .collect::<io::Result<Vec<_>>>()?;
-            for stored in stored {
-                // Ties go to the one first in the leaders' order.
-                if best.as_ref().is_none_or(|b| stored.len() < b.len()) {
-                    best = Some(stored);
-                }
+        in_lanes(earnest, &mut compressors, stored_as, |_, stored| {
+            // Ties go to the one first in the leaders' order.
+            if best.as_ref().is_none_or(|b| stored.len() < b.len()) {
+                best = Some(stored);
             }
-        }
+        })?;
         Ok(best)
     }
 
@@ -1718,6 +1704,38 @@ fn periods(raw: &[u8], width: usize) -> Vec<usize> {
     lags.sort_by_key(|&lag| std::cmp::Reverse(agree[lag]));
     lags.truncate(PERIODS_TRIED);
     lags
+}
+
+/// Runs `work` on every item a few at a time, as many as there are `tools`: each item of a chunk on a thread, with a
+/// tool of its own. The results go to `keep` in the items' order, whatever the threads, and a chunk's results are
+/// kept before the next chunk starts, so that only one chunk of them is held at a time.
+fn in_lanes<I, T, R>(
+    items: Vec<I>,
+    tools: &mut [&mut T],
+    work: impl Fn(&I, &mut T) -> io::Result<R> + Sync,
+    mut keep: impl FnMut(I, R),
+) -> io::Result<()>
+where
+    I: Sync,
+    T: Send,
+    R: Send,
+{
+    assert!(!tools.is_empty(), "a lane needs a tool");
+    let mut items = items.into_iter();
+    loop {
+        let few: Vec<I> = items.by_ref().take(tools.len()).collect();
+        if few.is_empty() {
+            return Ok(());
+        }
+        let done = few
+            .par_iter()
+            .zip(tools.par_iter_mut())
+            .map(|(item, tool)| work(item, tool))
+            .collect::<io::Result<Vec<_>>>()?;
+        for (item, result) in few.into_iter().zip(done) {
+            keep(item, result);
+        }
+    }
 }
 
 /// An order of a block's values other than the index's, for a WDL block of one code a byte.
@@ -2234,5 +2252,50 @@ mod tests {
             Some(5),
             "raised, though lowerable"
         );
+    }
+
+    /// Work spread over lanes comes back in the items' order whatever the lanes and the threads, every item once, each
+    /// done with a tool of its own chunk; an error stops it.
+    #[test]
+    fn lanes_keep_the_items_order_whatever_the_threads() {
+        for threads in [1, 2, 3] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            for lanes in 1..=4 {
+                let mut tools: Vec<usize> = vec![0; lanes];
+                let mut kept = Vec::new();
+                pool.install(|| {
+                    let mut tools: Vec<&mut usize> = tools.iter_mut().collect();
+                    in_lanes(
+                        (0..11u32).collect(),
+                        &mut tools,
+                        |&item, uses| {
+                            *uses += 1;
+                            Ok(item * item)
+                        },
+                        |item, square| kept.push((item, square)),
+                    )
+                })
+                .unwrap();
+                let expected: Vec<(u32, u32)> = (0..11).map(|i| (i, i * i)).collect();
+                assert_eq!(kept, expected, "{threads} threads, {lanes} lanes");
+                // Chunks of `lanes` items: the first tool works in every chunk, the last in the full ones.
+                assert_eq!(tools[0], 11usize.div_ceil(lanes));
+                assert_eq!(tools[lanes - 1], 11 / lanes);
+                assert_eq!(tools.iter().sum::<usize>(), 11);
+            }
+        }
+        let failed = in_lanes(
+            vec![1, 2, 3],
+            &mut [&mut ()],
+            |&item, _| match item {
+                2 => Err(io::Error::other("the second item fails")),
+                _ => Ok(item),
+            },
+            |_, _| {},
+        );
+        assert_eq!(failed.unwrap_err().to_string(), "the second item fails");
     }
 }
