@@ -1339,12 +1339,10 @@ impl FileWriter<'_> {
         let mut more_proxies = (1..lanes)
             .map(|_| self.compressor(PROXY_LEVEL))
             .collect::<io::Result<Vec<_>>>()?;
-        let mut proxies: Vec<&mut zstd::bulk::Compressor<'static>> = std::iter::once(proxy)
-            .chain(more_proxies.iter_mut())
-            .collect();
         in_lanes(
             orders,
-            &mut proxies,
+            proxy,
+            &mut more_proxies,
             try_order,
             |candidate, (quick, codes)| {
                 // Ties go to the candidate tried first.
@@ -1398,16 +1396,19 @@ impl FileWriter<'_> {
                 Ok(squeezer)
             })
             .collect::<io::Result<Vec<_>>>()?;
-        let mut compressors: Vec<&mut Squeezer> = std::iter::once(compressor)
-            .chain(more_compressors.iter_mut())
-            .collect();
         let mut best: Option<Vec<u8>> = None;
-        in_lanes(earnest, &mut compressors, stored_as, |_, stored| {
-            // Ties go to the one first in the leaders' order.
-            if best.as_ref().is_none_or(|b| stored.len() < b.len()) {
-                best = Some(stored);
-            }
-        })?;
+        in_lanes(
+            earnest,
+            compressor,
+            &mut more_compressors,
+            stored_as,
+            |_, stored| {
+                // Ties go to the one first in the leaders' order.
+                if best.as_ref().is_none_or(|b| stored.len() < b.len()) {
+                    best = Some(stored);
+                }
+            },
+        )?;
         Ok(best)
     }
 
@@ -1706,12 +1707,14 @@ fn periods(raw: &[u8], width: usize) -> Vec<usize> {
     lags
 }
 
-/// Runs `work` on every item a few at a time, as many as there are `tools`: each item of a chunk on a thread, with a
-/// tool of its own. The results go to `keep` in the items' order, whatever the threads, and a chunk's results are
-/// kept before the next chunk starts, so that only one chunk of them is held at a time.
+/// Runs `work` on every item a few at a time, one a lane, a lane for `first` and one for each of `more` (the tools):
+/// each item of a chunk on a thread, with a tool of its own. The results go to `keep` in the items' order, whatever
+/// the threads, and a chunk's results are kept before the next chunk starts, so that only one chunk of them is held
+/// at a time.
 fn in_lanes<I, T, R>(
     items: Vec<I>,
-    tools: &mut [&mut T],
+    first: &mut T,
+    more: &mut [T],
     work: impl Fn(&I, &mut T) -> io::Result<R> + Sync,
     mut keep: impl FnMut(I, R),
 ) -> io::Result<()>
@@ -1720,7 +1723,7 @@ where
     T: Send,
     R: Send,
 {
-    assert!(!tools.is_empty(), "a lane needs a tool");
+    let mut tools: Vec<&mut T> = std::iter::once(first).chain(more.iter_mut()).collect();
     let mut items = items.into_iter();
     loop {
         let few: Vec<I> = items.by_ref().take(tools.len()).collect();
@@ -2267,10 +2270,11 @@ mod tests {
                 let mut tools: Vec<usize> = vec![0; lanes];
                 let mut kept = Vec::new();
                 pool.install(|| {
-                    let mut tools: Vec<&mut usize> = tools.iter_mut().collect();
+                    let (first, more) = tools.split_first_mut().expect("a lane at least");
                     in_lanes(
                         (0..11u32).collect(),
-                        &mut tools,
+                        first,
+                        more,
                         |&item, uses| {
                             *uses += 1;
                             Ok(item * item)
@@ -2289,7 +2293,8 @@ mod tests {
         }
         let failed = in_lanes(
             vec![1, 2, 3],
-            &mut [&mut ()],
+            &mut (),
+            &mut [],
             |&item, _| match item {
                 2 => Err(io::Error::other("the second item fails")),
                 _ => Ok(item),
